@@ -1,0 +1,123 @@
+/**
+ * The Environment contract: where a script and the commands of built-in tools run. A backend
+ * package (local, docker, ssh, ...) implements it; transports and `executeCode` use only this.
+ *
+ * Every backend runs commands through a POSIX `sh`, so command strings are shell syntax.
+ */
+
+/** What a backend can do beyond the required methods; transports choose themselves from this. */
+export interface EnvironmentCapabilities {
+  /**
+   * A process in the environment can connect to a Unix socket the host creates, at the same path
+   * (the environment shares the host's filesystem and kernel: the local backend).
+   */
+  readonly hostSockets: boolean;
+  /** `spawn()` keeps stdin/stdout open for the life of the process (needed by a stream relay). */
+  readonly streamingStdio: boolean;
+  /** How many exec calls may run at once; `undefined` when the backend knows no limit. */
+  readonly maxConcurrentExec?: number;
+}
+
+/** Options shared by `execute`, `executeOneshot` and `spawn`. */
+export interface CommandOptions {
+  /** Working directory inside the environment. */
+  cwd?: string;
+  /** Variables set for the command, on top of the environment's default ones (see `clearEnv`). */
+  env?: Readonly<Record<string, string>>;
+  /** Start from an empty environment: the command sees only `env`. */
+  clearEnv?: boolean;
+  /**
+   * Kill the command's whole process tree after this long. Backends enforce it inside the
+   * environment where they can (so it holds even if the host goes away) and keep a host-side
+   * backstop.
+   */
+  timeoutMs?: number;
+  /** Aborting kills the command's process tree. */
+  signal?: AbortSignal;
+}
+
+/** Options of `execute` and `executeOneshot`. */
+export interface ExecOptions extends CommandOptions {
+  /** Bytes written to the command's stdin, which is then closed. Without it stdin is empty. */
+  stdin?: string | Uint8Array;
+  /**
+   * Keep at most this many bytes of each of stdout and stderr (head and tail; the middle is
+   * replaced by a notice). Default: unlimited — set it whenever the command is not yours.
+   */
+  maxOutputBytes?: number;
+}
+
+/** What a finished command left behind. A non-zero exit code is a result, not an exception. */
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** The command was killed because `timeoutMs` ran out. */
+  timedOut: boolean;
+  /** Name of the signal that ended the command, when one did (e.g. "SIGKILL"). */
+  signal?: string;
+  /** Set when `maxOutputBytes` cut stdout or stderr. */
+  truncated?: boolean;
+}
+
+/** Options of `spawn`. */
+export type SpawnOptions = CommandOptions;
+
+/** How a process ended. */
+export interface ProcessExit {
+  /** The exit code; `128 + n` when the process died of signal `n` (shell convention). */
+  exitCode: number;
+  signal?: string;
+}
+
+/** Options of {@link EnvironmentProcess.kill}. */
+export interface KillOptions {
+  /**
+   * Send SIGTERM first and SIGKILL only after this many milliseconds if anything is left.
+   * `0` (the default) sends SIGKILL at once.
+   */
+  graceMs?: number;
+}
+
+/** A process started by `spawn`, with Web streams so the contract is runtime-neutral. */
+export interface EnvironmentProcess {
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Resolves once the process has exited (it never rejects for a non-zero exit). */
+  wait(): Promise<ProcessExit>;
+  /** Ends the whole process tree, inside the environment. Safe to call more than once. */
+  kill(options?: KillOptions): Promise<void>;
+}
+
+/** Options of `writeFile`. */
+export interface WriteFileOptions {
+  /** File mode, e.g. `0o600`. Default: `0o644` less the environment's umask. */
+  mode?: number;
+}
+
+/** An execution environment. Obtain one from a backend package or the resolver. */
+export interface Environment extends AsyncDisposable {
+  /** Which backend made this environment: "local", "docker", "ssh", ... */
+  readonly backendId: string;
+  readonly capabilities: EnvironmentCapabilities;
+  /** Runs a command to completion and collects its output. */
+  execute(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Like `execute`, and safe to call at any time, concurrently with a long-running `execute()`
+   * or `spawn()` (RPC pollers rely on this).
+   */
+  executeOneshot(command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Starts a command and streams its stdio. */
+  spawn(command: string, options?: SpawnOptions): Promise<EnvironmentProcess>;
+  /** Writes a file (binary-safe), creating missing parent directories. */
+  writeFile(path: string, data: Uint8Array | string, options?: WriteFileOptions): Promise<void>;
+  /** Reads a whole file. Rejects with `FILE_NOT_FOUND` when it does not exist. */
+  readFile(path: string): Promise<Uint8Array>;
+  /** Creates a new, empty directory that only the environment's user can enter (0700). */
+  tempDir(): Promise<string>;
+  /** The variables a command gets when no `env` option is given. */
+  defaultEnv(): Promise<Readonly<Record<string, string>>>;
+  /** Releases everything the environment holds. Idempotent. */
+  close(): Promise<void>;
+}

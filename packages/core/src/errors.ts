@@ -1,0 +1,58 @@
+/**
+ * Errors thrown by codecall. Every error has a stable `code`, keeps its `cause`, and can be
+ * recognised with `CodecallError.isInstance()` even when two copies of this package are installed
+ * (an `instanceof` check would fail across copies).
+ */
+
+const MARKER = Symbol.for("codecall.error");
+
+/** Stable codes of {@link CodecallError}. */
+export type CodecallErrorCode =
+  | "INVALID_OPTIONS"
+  | "UNKNOWN_BACKEND"
+  | "UNKNOWN_TRANSPORT"
+  | "PACKAGE_NOT_INSTALLED"
+  | "NO_SUPPORTED_TRANSPORT"
+  | "ENVIRONMENT_CLOSED"
+  | "ENVIRONMENT_FAILED"
+  | "FILE_NOT_FOUND"
+  | "INVALID_PATH"
+  | "INVALID_TOOL"
+  | "TRANSPORT_FAILED";
+
+export interface CodecallErrorOptions {
+  cause?: unknown;
+  /** Structured facts about the failure (never secrets). */
+  details?: Record<string, unknown>;
+}
+
+/** The one error class of codecall; `code` tells failures apart. */
+export class CodecallError extends Error {
+  readonly code: CodecallErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly [MARKER] = true;
+
+  constructor(code: CodecallErrorCode, message: string, options: CodecallErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "CodecallError";
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+
+  /** True for any codecall error (from any installed copy), optionally of the given code. */
+  static isInstance(error: unknown, code?: CodecallErrorCode): error is CodecallError {
+    if (typeof error !== "object" || error === null || !(MARKER in error)) return false;
+    return code === undefined || (error as CodecallError).code === code;
+  }
+}
+
+/** The message of any thrown value, for reports that must not throw themselves. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `executeCode()`: runs one model-written Python script in an environment, serves its tool calls
+ * over a transport, and returns what it printed. Runtime failures (a dead backend, a missing
+ * interpreter, a transport that breaks) come back as a result with status `error`; only invalid
+ * options throw.
+ */
+import type { Environment } from "../environment.js";
+import { CodecallError, errorMessage } from "../errors.js";
+import { DEFAULT_MODULE_NAME, generatePythonModule, isPythonIdentifier } from "../guest/python-stub.js";
+import { newRunId, newRunToken } from "../ids.js";
+import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
+import { shellQuote } from "../text/shell-quote.js";
+import type { ToolDefinition } from "../tool.js";
+import type { Transport, TransportSession } from "../transport.js";
+import { scrubEnv, type EnvPolicy } from "./env-policy.js";
+import { resolveLimits, type ExecutionLimits } from "./limits.js";
+import { composeResult, failedResult, type ExecuteCodeResult } from "./result.js";
+import { ScopedEnvironment } from "./scoped-environment.js";
+import { superviseScript } from "./supervise-script.js";
+
+export interface ExecuteCodeOptions {
+  /** The Python source to run. */
+  code: string;
+  /** Where it runs. `executeCode` does not close it. */
+  environment: Environment;
+  /** The transport, or candidates in order of preference (the first that supports the environment wins). */
+  transport: Transport | readonly Transport[];
+  /** Tools the script may call (also the source of the stub module). */
+  tools?: readonly ToolDefinition[];
+  /** Names from `tools` the script may call; omitted = all of them, empty = none. */
+  allowedTools?: readonly string[];
+  limits?: Partial<ExecutionLimits>;
+  /** Which variables reach the script (allowlist + secret filter by default). */
+  env?: EnvPolicy;
+  /** Working directory of the script and of its tools; default: the environment's own. */
+  cwd?: string;
+  /** Aborting ends the script (status `interrupted`) and cancels in-flight tool calls. */
+  signal?: AbortSignal;
+  /** Name the script imports the tools from (default `codecall`). */
+  moduleName?: string;
+  /** Python interpreter command inside the environment (default `python3`). */
+  interpreter?: string;
+  /** Mask secrets in the output (default true). */
+  redactSecrets?: boolean;
+  /** Live stdout of the script, as it arrives (uncapped, unredacted: for trusted consoles). */
+  onStdout?: (chunk: Uint8Array) => void;
+  onStderr?: (chunk: Uint8Array) => void;
+  /** Progress: every dispatched tool call, at start and end. */
+  onToolCall?: (event: ToolCallEvent) => void;
+}
+
+export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteCodeResult> {
+  const started = performance.now();
+  const limits = resolveLimits(options.limits);
+  const { environment } = options;
+  const transport = pickTransport(options.transport, environment);
+  const tools = selectTools(options.tools ?? [], options.allowedTools);
+  const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
+  if (!isPythonIdentifier(moduleName)) throw new CodecallError("INVALID_OPTIONS", `moduleName must be a Python identifier, got ${JSON.stringify(moduleName)}`);
+  const interpreter = options.interpreter ?? "python3";
+  const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
+  const identity = { backend: environment.backendId, transport: transport.id };
+
+  if (typeof options.code !== "string" || options.code.trim() === "") {
+    return failedResult("No code provided.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
+  }
+
+  const runId = newRunId();
+  const token = newRunToken();
+  let dispatcher: RpcDispatcher | undefined;
+  let session: TransportSession | undefined;
+  let runDir: string | undefined;
+  try {
+    runDir = await environment.tempDir();
+    const scrubbed = scrubEnv(await environment.defaultEnv(), options.env);
+    const toolEnvironment = new ScopedEnvironment(environment, { env: scrubbed.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
+    dispatcher = new RpcDispatcher({
+      tools,
+      token,
+      maxToolCalls: limits.maxToolCalls,
+      environment: toolEnvironment,
+      runId,
+      ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
+    });
+    const module = generatePythonModule({ tools, clientSource: transport.guestClient("python"), moduleName });
+    const scriptPath = `${runDir}/script.py`;
+    await Promise.all([
+      environment.writeFile(`${runDir}/${moduleName}.py`, module, { mode: 0o600 }),
+      environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
+    ]);
+    session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes });
+
+    const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
+    const run = await superviseScript({
+      environment,
+      command: `exec ${interpreter} ${shellQuote(scriptPath)}`,
+      env: {
+        ...scrubbed.env,
+        ...session.guestEnv,
+        PYTHONPATH: pythonPath,
+        PYTHONDONTWRITEBYTECODE: "1",
+        PYTHONUNBUFFERED: "1",
+        PYTHONIOENCODING: "utf-8",
+        PYTHONUTF8: "1",
+        CODECALL_RPC_MAX_FRAME: String(limits.maxFrameBytes),
+      },
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      timeoutMs: limits.timeoutMs,
+      killGraceMs: limits.killGraceMs,
+      maxStdoutBytes: limits.maxStdoutBytes,
+      maxStderrBytes: limits.maxStderrBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onStdout ? { onStdout: options.onStdout } : {}),
+      ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+      onStopping: (reason) => dispatcher?.close(reason === "timeout" ? "the script timed out" : "the run was interrupted"),
+    });
+    dispatcher.close();
+    return composeResult({
+      run,
+      timeoutMs: limits.timeoutMs,
+      toolCallsMade: dispatcher.toolCallsMade,
+      durationSeconds: elapsed(),
+      interpreter,
+      knownSecrets: options.redactSecrets === false ? undefined : scrubbed.secretValues,
+      ...identity,
+    });
+  } catch (error) {
+    const message = `${environment.backendId} environment failed: ${errorMessage(error)}`;
+    return failedResult(message, { durationSeconds: elapsed(), toolCallsMade: dispatcher?.toolCallsMade ?? 0, ...identity });
+  } finally {
+    dispatcher?.close();
+    await session?.close().catch(() => {});
+    if (runDir !== undefined) await removeRunDir(environment, runDir);
+  }
+}
+
+/** Picks the first transport that supports the environment; explains when none does. */
+export function pickTransport(candidates: Transport | readonly Transport[], environment: Environment): Transport {
+  const list = Array.isArray(candidates) ? (candidates as readonly Transport[]) : [candidates as Transport];
+  const chosen = list.find((transport) => transport.supports(environment));
+  if (chosen) return chosen;
+  const names = list.map((transport) => transport.id).join(", ") || "(none given)";
+  throw new CodecallError(
+    "NO_SUPPORTED_TRANSPORT",
+    `No transport supports the ${environment.backendId} backend (tried: ${names}). The file transport works everywhere: install @codecall/transport-file.`,
+    { details: { backend: environment.backendId, tried: list.map((transport) => transport.id) } },
+  );
+}
+
+/** The allow-listed tools: all when no list is given, none for an empty list. */
+export function selectTools(tools: readonly ToolDefinition[], allowed: readonly string[] | undefined): ToolDefinition[] {
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool.name)) throw new CodecallError("INVALID_TOOL", `Two tools are named ${tool.name}`);
+    names.add(tool.name);
+  }
+  if (allowed === undefined) return [...tools];
+  const allowSet = new Set(allowed);
+  return tools.filter((tool) => allowSet.has(tool.name));
+}
+
+async function removeRunDir(environment: Environment, runDir: string): Promise<void> {
+  try {
+    await environment.executeOneshot(`rm -rf -- ${shellQuote(runDir)}`, { timeoutMs: 30_000 });
+  } catch {
+    // The environment may be gone (that is how the run failed); nothing is left to clean then.
+  }
+}

@@ -1,0 +1,43 @@
+import { CodecallError } from "../errors.js";
+import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/messages.js";
+import { DEFAULT_MAX_TOOL_CALLS } from "../rpc/dispatcher.js";
+
+/** The bounds of one execution (defaults follow the field's reference implementation). */
+export interface ExecutionLimits {
+  /** Wall time of the script; then SIGTERM to its tree, SIGKILL after `killGraceMs`. */
+  timeoutMs: number;
+  /** Between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  /** Stdout kept (head 40 % + tail 60 %). */
+  maxStdoutBytes: number;
+  /** Stderr kept (shown when the script fails). */
+  maxStderrBytes: number;
+  /** Dispatched tool calls allowed. */
+  maxToolCalls: number;
+  /** Largest RPC frame. */
+  maxFrameBytes: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
+  timeoutMs: 300_000,
+  killGraceMs: 5_000,
+  maxStdoutBytes: 50_000,
+  maxStderrBytes: 10_000,
+  maxToolCalls: DEFAULT_MAX_TOOL_CALLS,
+  maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+});
+
+/** Fills in defaults and rejects nonsense (negative, fractional, NaN). */
+export function resolveLimits(overrides: Partial<ExecutionLimits> = {}): ExecutionLimits {
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [name, value] of Object.entries(overrides) as [keyof ExecutionLimits, number | undefined][]) {
+    if (value === undefined) continue;
+    if (!(name in DEFAULT_LIMITS)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${String(value)}`);
+    }
+    limits[name] = value;
+  }
+  if (limits.timeoutMs === 0) throw new CodecallError("INVALID_OPTIONS", "Limit timeoutMs must be positive");
+  return limits;
+}

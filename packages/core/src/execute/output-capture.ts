@@ -1,0 +1,161 @@
+/**
+ * Bounded capture of a byte stream: keeps the first 40 % and the last 60 % of the byte budget and
+ * counts the rest, so memory stays fixed whatever a script prints. Byte-accurate: the cut points
+ * move to UTF-8 character boundaries, and the notice counts bytes.
+ */
+
+/** What a capture holds once its stream has ended. */
+export interface CapturedOutput {
+  text: string;
+  truncated: boolean;
+  /** Bytes the stream produced in all. */
+  totalBytes: number;
+  /** Bytes kept in `text` (before the notice was added). */
+  capturedBytes: number;
+  /** `totalBytes - capturedBytes`. */
+  omittedBytes: number;
+}
+
+/** Receives a stream's bytes and says what was kept. */
+export interface ByteCapture {
+  push(chunk: Uint8Array): void;
+  readonly totalBytes: number;
+  finish(): CapturedOutput;
+}
+
+/** A capture bounded to `limitBytes`, or keeping everything when no limit is given. */
+export function createCapture(limitBytes?: number): ByteCapture {
+  return limitBytes === undefined ? new FullCapture() : new OutputCapture(limitBytes);
+}
+
+/** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
+const HEAD_SHARE = 0.4;
+
+export class OutputCapture implements ByteCapture {
+  readonly #head: Uint8Array;
+  #headLength = 0;
+  readonly #tail: Uint8Array;
+  /** Next write position in the tail ring, and how much of the ring is filled. */
+  #tailWrite = 0;
+  #tailFilled = 0;
+  #totalBytes = 0;
+
+  constructor(limitBytes: number) {
+    if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
+    const headBytes = Math.floor(limitBytes * HEAD_SHARE);
+    this.#head = new Uint8Array(headBytes);
+    this.#tail = new Uint8Array(limitBytes - headBytes);
+  }
+
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.#totalBytes += chunk.length;
+    let rest = chunk;
+    if (this.#headLength < this.#head.length) {
+      const taken = Math.min(this.#head.length - this.#headLength, rest.length);
+      this.#head.set(rest.subarray(0, taken), this.#headLength);
+      this.#headLength += taken;
+      rest = rest.subarray(taken);
+    }
+    if (rest.length > 0 && this.#tail.length > 0) this.#pushTail(rest);
+  }
+
+  #pushTail(bytes: Uint8Array): void {
+    const size = this.#tail.length;
+    // Only the last `size` bytes of a big chunk can survive.
+    const kept = bytes.length > size ? bytes.subarray(bytes.length - size) : bytes;
+    const first = Math.min(size - this.#tailWrite, kept.length);
+    this.#tail.set(kept.subarray(0, first), this.#tailWrite);
+    this.#tail.set(kept.subarray(first), 0);
+    this.#tailWrite = (this.#tailWrite + kept.length) % size;
+    this.#tailFilled = Math.min(size, this.#tailFilled + kept.length);
+  }
+
+  /** The tail's bytes in stream order. */
+  #tailBytes(): Uint8Array {
+    if (this.#tailFilled < this.#tail.length) return this.#tail.subarray(0, this.#tailFilled);
+    const ordered = new Uint8Array(this.#tail.length);
+    ordered.set(this.#tail.subarray(this.#tailWrite), 0);
+    ordered.set(this.#tail.subarray(0, this.#tailWrite), this.#tail.length - this.#tailWrite);
+    return ordered;
+  }
+
+  finish(): CapturedOutput {
+    const head = this.#head.subarray(0, this.#headLength);
+    const tail = this.#tailBytes();
+    const kept = head.length + tail.length;
+    const decoder = new TextDecoder();
+    if (kept === this.#totalBytes) {
+      const all = new Uint8Array(kept);
+      all.set(head, 0);
+      all.set(tail, head.length);
+      return { text: decoder.decode(all), truncated: false, totalBytes: kept, capturedBytes: kept, omittedBytes: 0 };
+    }
+    const headCut = head.subarray(0, utf8SafeEnd(head));
+    const tailCut = tail.subarray(utf8SafeStart(tail));
+    const capturedBytes = headCut.length + tailCut.length;
+    const omittedBytes = this.#totalBytes - capturedBytes;
+    const notice = `\n\n... [OUTPUT TRUNCATED - ${formatCount(omittedBytes)} bytes omitted out of ${formatCount(this.#totalBytes)} total] ...\n\n`;
+    return {
+      text: decoder.decode(headCut) + notice + decoder.decode(tailCut),
+      truncated: true,
+      totalBytes: this.#totalBytes,
+      capturedBytes,
+      omittedBytes,
+    };
+  }
+}
+
+/** Length of `bytes` without a trailing incomplete UTF-8 sequence. */
+function utf8SafeEnd(bytes: Uint8Array): number {
+  let index = bytes.length - 1;
+  let continuation = 0;
+  while (index >= 0 && continuation < 3 && (bytes[index]! & 0xc0) === 0x80) {
+    index -= 1;
+    continuation += 1;
+  }
+  if (index < 0) return bytes.length;
+  const lead = bytes[index]!;
+  const needed = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+  return needed > continuation ? index : bytes.length;
+}
+
+/** Offset of the first byte in `bytes` that starts a UTF-8 character. */
+function utf8SafeStart(bytes: Uint8Array): number {
+  let index = 0;
+  while (index < bytes.length && index < 3 && (bytes[index]! & 0xc0) === 0x80) index += 1;
+  return index;
+}
+
+function formatCount(count: number): string {
+  return count.toLocaleString("en-US");
+}
+
+/** Keeps every byte; only for output the caller trusts to be small. */
+class FullCapture implements ByteCapture {
+  readonly #chunks: Uint8Array[] = [];
+  #totalBytes = 0;
+
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
+  push(chunk: Uint8Array): void {
+    this.#chunks.push(chunk.slice());
+    this.#totalBytes += chunk.length;
+  }
+
+  finish(): CapturedOutput {
+    const all = new Uint8Array(this.#totalBytes);
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      all.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const total = this.#totalBytes;
+    return { text: new TextDecoder().decode(all), truncated: false, totalBytes: total, capturedBytes: total, omittedBytes: 0 };
+  }
+}

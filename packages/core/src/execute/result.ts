@@ -1,0 +1,142 @@
+/**
+ * The result of one execution, and how it is composed from what the script left: the text the
+ * model reads (`output`) is ANSI-stripped and secret-redacted, says why the run stopped, and
+ * carries stderr only when the script failed.
+ */
+import { stripAnsi } from "../text/ansi.js";
+import { redactSecrets } from "../text/redact.js";
+import type { CapturedOutput } from "./output-capture.js";
+import type { SupervisedRun } from "./supervise-script.js";
+
+export type ExecuteCodeStatus = "success" | "error" | "timeout" | "interrupted";
+
+export interface ExecuteCodeResult {
+  status: ExecuteCodeStatus;
+  /** What the model reads: the script's stdout (and, on failure, stderr and the reason). */
+  output: string;
+  /** The script's exit code; `null` when it never ran. */
+  exitCode: number | null;
+  /** Tool calls dispatched (refused ones do not count). */
+  toolCallsMade: number;
+  /** Wall time including setup, rounded to 10 ms. */
+  durationSeconds: number;
+  /** Why the run did not succeed, in one line. */
+  error?: string;
+  /** Stdout exceeded its limit; the middle was cut. */
+  stdoutTruncated: boolean;
+  stdoutBytesTotal: number;
+  stdoutBytesCaptured: number;
+  stdoutBytesOmitted: number;
+  /** Stderr as captured (processed like `output`), for logs; not shown to the model on success. */
+  stderr: string;
+  stderrTruncated: boolean;
+  /** Which backend and transport served the run. */
+  backend: string;
+  transport: string;
+}
+
+export interface ComposeInput {
+  run: SupervisedRun;
+  timeoutMs: number;
+  toolCallsMade: number;
+  durationSeconds: number;
+  backend: string;
+  transport: string;
+  /** The interpreter command, for the message when it is missing. */
+  interpreter: string;
+  /** Exact values to redact (host secrets). `undefined` turns redaction off. */
+  knownSecrets: readonly string[] | undefined;
+}
+
+/** Exit code of `sh` when the command was not found. */
+const COMMAND_NOT_FOUND = 127;
+
+export function composeResult(input: ComposeInput): ExecuteCodeResult {
+  const { run } = input;
+  const clean = (text: string) => {
+    const stripped = stripAnsi(text);
+    return input.knownSecrets === undefined ? stripped : redactSecrets(stripped, { knownSecrets: input.knownSecrets });
+  };
+  const stdout = clean(run.stdout.text);
+  const stderr = clean(run.stderr.text);
+  const withStderr = stderr.trim() === "" ? stdout : `${stdout}${stdout === "" || stdout.endsWith("\n") ? "" : "\n"}--- stderr ---\n${stderr}`;
+
+  let status: ExecuteCodeStatus;
+  let output: string;
+  let error: string | undefined;
+  if (run.reason === "timeout") {
+    status = "timeout";
+    error = `Script timed out after ${formatSeconds(input.timeoutMs)} and was killed.`;
+    output = appendNotice(withStderr, `⏰ ${error}`);
+  } else if (run.reason === "interrupted") {
+    status = "interrupted";
+    output = appendNotice(stdout, `[execution interrupted${run.interruptReason ? ` — ${run.interruptReason}` : ""}]`);
+  } else if (run.exit.exitCode === 0) {
+    status = "success";
+    output = stdout;
+  } else {
+    status = "error";
+    error = failureReason(run.exit.exitCode, run.exit.signal, stderr, input.interpreter);
+    output = withStderr === "" ? error : withStderr;
+  }
+
+  const result: ExecuteCodeResult = {
+    status,
+    output,
+    exitCode: run.exit.exitCode,
+    toolCallsMade: input.toolCallsMade,
+    durationSeconds: input.durationSeconds,
+    ...truncation(run.stdout),
+    stderr,
+    stderrTruncated: run.stderr.truncated,
+    backend: input.backend,
+    transport: input.transport,
+  };
+  if (error !== undefined) result.error = error;
+  return result;
+}
+
+/** A result for a run that failed before or around the script (setup, backend, transport). */
+export function failedResult(message: string, fields: { durationSeconds: number; toolCallsMade: number; backend: string; transport: string }): ExecuteCodeResult {
+  return {
+    status: "error",
+    output: message,
+    exitCode: null,
+    error: message,
+    stdoutTruncated: false,
+    stdoutBytesTotal: 0,
+    stdoutBytesCaptured: 0,
+    stdoutBytesOmitted: 0,
+    stderr: "",
+    stderrTruncated: false,
+    ...fields,
+  };
+}
+
+function failureReason(exitCode: number, signal: string | undefined, stderr: string, interpreter: string): string {
+  if (exitCode === COMMAND_NOT_FOUND && /not found|No such file/.test(stderr)) {
+    return `${interpreter} is not available in this environment. Install Python 3 there, or point the interpreter option at it.`;
+  }
+  if (signal) return `Script was killed by ${signal}`;
+  const lastLine = stderr.trim().split("\n").pop()?.trim();
+  return `Script exited with code ${exitCode}${lastLine ? `: ${lastLine}` : ""}`;
+}
+
+function truncation(stdout: CapturedOutput) {
+  return {
+    stdoutTruncated: stdout.truncated,
+    stdoutBytesTotal: stdout.totalBytes,
+    stdoutBytesCaptured: stdout.capturedBytes,
+    stdoutBytesOmitted: stdout.omittedBytes,
+  };
+}
+
+function appendNotice(text: string, notice: string): string {
+  if (text === "") return notice;
+  return `${text}${text.endsWith("\n") ? "\n" : "\n\n"}${notice}`;
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)}s`;
+}

@@ -1,0 +1,95 @@
+/**
+ * Runs the script process to its end: bounded capture of stdout/stderr with live callbacks, the
+ * wall-time limit and the abort signal, both of which end the whole process tree (SIGTERM, then
+ * SIGKILL after the grace period).
+ */
+import type { Environment, ProcessExit } from "../environment.js";
+import { errorMessage } from "../errors.js";
+import { drainStream, writeStdin } from "../process/collect.js";
+import { OutputCapture, type CapturedOutput } from "./output-capture.js";
+
+/** Why the script stopped. */
+export type StopReason = "exited" | "timeout" | "interrupted";
+
+export interface SuperviseOptions {
+  environment: Environment;
+  command: string;
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+  timeoutMs: number;
+  killGraceMs: number;
+  maxStdoutBytes: number;
+  maxStderrBytes: number;
+  signal?: AbortSignal;
+  onStdout?: (chunk: Uint8Array) => void;
+  onStderr?: (chunk: Uint8Array) => void;
+  /** Called once, as soon as the script must stop (before the kill completes). */
+  onStopping?: (reason: Exclude<StopReason, "exited">) => void;
+}
+
+export interface SupervisedRun {
+  reason: StopReason;
+  exit: ProcessExit;
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+  /** The abort reason, when interrupted and it was given as text or an Error. */
+  interruptReason?: string;
+}
+
+/** How long streams may stay open after the process is gone (they close at once normally). */
+const STREAM_DRAIN_GRACE_MS = 2_000;
+
+export async function superviseScript(options: SuperviseOptions): Promise<SupervisedRun> {
+  const process = await options.environment.spawn(options.command, {
+    env: options.env,
+    clearEnv: true,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    // Backstop inside the environment, should the host-side timer below never get to run.
+    timeoutMs: options.timeoutMs + options.killGraceMs + 5_000,
+  });
+  const stdout = new OutputCapture(options.maxStdoutBytes);
+  const stderr = new OutputCapture(options.maxStderrBytes);
+  const drained = Promise.all([
+    drainStream(process.stdout, stdout, options.onStdout),
+    drainStream(process.stderr, stderr, options.onStderr),
+  ]);
+  void writeStdin(process.stdin);
+
+  let reason: StopReason = "exited";
+  let interruptReason: string | undefined;
+  const stop = (why: Exclude<StopReason, "exited">) => {
+    if (reason !== "exited") return;
+    reason = why;
+    options.onStopping?.(why);
+    void process.kill({ graceMs: options.killGraceMs });
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => {
+    const cause = options.signal?.reason;
+    if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
+    stop("interrupted");
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    const exit = await process.wait();
+    // The tree is gone, so the pipes close at once; the grace only guards against a backend that
+    // leaves a stream dangling.
+    await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS)]);
+    const run: SupervisedRun = { reason, exit, stdout: stdout.finish(), stderr: stderr.finish() };
+    if (interruptReason !== undefined) run.interruptReason = interruptReason;
+    return run;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    // Never keep a host process alive just for this guard (Node and Deno both have unref).
+    (timer as { unref?: () => void }).unref?.();
+  });
+}

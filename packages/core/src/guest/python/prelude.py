@@ -1,0 +1,70 @@
+# Part of the codecall guest module: what every transport client builds on.
+#
+# The generated module is: this prelude, then a transport's client (which must define
+# `_codecall_submit(method, params) -> concurrent.futures.Future`), then one stub per tool.
+from __future__ import annotations
+
+import asyncio as _asyncio
+import concurrent.futures as _futures
+import json as _json
+import os as _os
+from typing import Any
+
+
+class ToolError(Exception):
+    """A tool call failed: the tool raised, the arguments were invalid, the tool is not
+    available, the call budget is spent, or the connection to the host was lost.
+
+    `code` is the JSON-RPC error code, `tool` the tool's name, `data` any structured detail.
+    """
+
+    def __init__(self, message, code=None, tool=None, data=None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.tool = tool
+        self.data = data
+
+    @classmethod
+    def from_rpc(cls, error, tool=None):
+        if not isinstance(error, dict):
+            return cls("malformed error from host: %r" % (error,), tool=tool)
+        message = str(error.get("message", "tool call failed"))
+        return cls(message, code=error.get("code"), tool=tool, data=error.get("data"))
+
+    def __str__(self):
+        return "%s: %s" % (self.tool, self.message) if self.tool else self.message
+
+
+_MAX_FRAME_BYTES = int(_os.environ.get("CODECALL_RPC_MAX_FRAME") or 16 * 1024 * 1024)
+
+
+def _codecall_encode(request_id, method, params):
+    """One NDJSON frame; `jsonrpc` and `id` come first so the host can answer even a frame it
+    refuses as too large. Raises ToolError for arguments that are not JSON."""
+    try:
+        text = _json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params},
+            allow_nan=False,
+            separators=(",", ":"),
+        )
+    except (TypeError, ValueError) as error:
+        raise ToolError("arguments must be JSON-serialisable: %s" % error, tool=params.get("name")) from None
+    data = text.encode("utf-8") + b"\n"
+    if len(data) > _MAX_FRAME_BYTES:
+        raise ToolError(
+            "request too large: %d bytes exceeds the %d-byte frame limit" % (len(data), _MAX_FRAME_BYTES),
+            tool=params.get("name"),
+        )
+    return data
+
+
+def _codecall_failed_future(error):
+    future = _futures.Future()
+    future.set_exception(error)
+    return future
+
+
+def _codecall_arguments(arguments):
+    # An argument left at None is not sent, so the tool applies its own default.
+    return {name: value for name, value in arguments.items() if value is not None}

@@ -1,0 +1,78 @@
+/**
+ * @codecall/core — programmatic tool calling: contracts, protocol, dispatcher, guest stubs and
+ * `executeCode()`. Runtime-neutral (Node, Deno, Bun): no `node:*` imports, no `Buffer`.
+ */
+export type {
+  CommandOptions,
+  Environment,
+  EnvironmentCapabilities,
+  EnvironmentProcess,
+  ExecOptions,
+  ExecResult,
+  KillOptions,
+  ProcessExit,
+  SpawnOptions,
+  WriteFileOptions,
+} from "./environment.js";
+export type { GuestLanguage, RunContext, Transport, TransportSession } from "./transport.js";
+export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
+export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
+export { validateAgainstSchema } from "./schema/validate.js";
+export { CodecallError, errorMessage, type CodecallErrorCode, type CodecallErrorOptions } from "./errors.js";
+
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeFrame,
+  parseRequest,
+  PROTOCOL_VERSION,
+  rpcError,
+  RpcErrorCode,
+  RpcMethod,
+  rpcResult,
+  sniffRequestId,
+  type ParsedFrame,
+  type RpcErrorObject,
+  type RpcFailure,
+  type RpcId,
+  type RpcRequest,
+  type RpcResponse,
+  type RpcSuccess,
+} from "./protocol/messages.js";
+export { FrameDecoder, type DecodedFrame } from "./protocol/frame-decoder.js";
+export {
+  DEFAULT_MAX_TOOL_CALLS,
+  RpcConnection,
+  RpcDispatcher,
+  type ConnectionOptions,
+  type RpcDispatcherOptions,
+  type ToolCallEvent,
+} from "./rpc/dispatcher.js";
+export { constantTimeEqual } from "./rpc/constant-time.js";
+
+export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, isPythonIdentifier, type PythonModuleOptions } from "./guest/python-stub.js";
+
+export { executeCode, pickTransport, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
+export { DEFAULT_LIMITS, resolveLimits, type ExecutionLimits } from "./execute/limits.js";
+export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
+export { scrubEnv, looksSecret, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type EnvPolicy, type ScrubbedEnv } from "./execute/env-policy.js";
+export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput } from "./execute/output-capture.js";
+export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
+export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
+
+export { createCodeTool, describeCodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
+export {
+  AUTO_TRANSPORT_ORDER,
+  BACKEND_PACKAGES,
+  resolveEnvironment,
+  resolveTransports,
+  TRANSPORT_PACKAGES,
+  type EnvironmentSpec,
+  type ModuleImporter,
+  type ResolveOptions,
+  type TransportSpec,
+} from "./resolver.js";
+
+export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
+export { stripAnsi } from "./text/ansi.js";
+export { maskSecret, redactSecrets, type RedactOptions } from "./text/redact.js";
+export { newRunId, newRunToken } from "./ids.js";

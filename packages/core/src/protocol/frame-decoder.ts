@@ -1,0 +1,91 @@
+/**
+ * Splits a byte stream into NDJSON frames with a size limit, for transports that receive bytes
+ * (sockets, pipes). A frame over the limit is not buffered: its first bytes are kept so the id can
+ * be recovered, the rest is skipped up to the next newline, and decoding goes on.
+ */
+
+const NEWLINE = 0x0a;
+/** How much of an oversized frame is kept, enough to read its `jsonrpc` and `id`. */
+const OVERSIZE_PREFIX_BYTES = 256;
+
+/** One decoded unit: a complete frame, or the notice that a frame was too large. */
+export type DecodedFrame = { kind: "frame"; line: string } | { kind: "oversized"; prefix: string; bytes: number };
+
+export class FrameDecoder {
+  readonly #maxFrameBytes: number;
+  readonly #text = new TextDecoder("utf-8");
+  #chunks: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** While skipping an oversized frame: its kept prefix and running size. */
+  #oversized: { prefix: string; bytes: number } | undefined;
+
+  constructor(maxFrameBytes: number) {
+    this.#maxFrameBytes = maxFrameBytes;
+  }
+
+  /** Feeds bytes; returns the frames they complete, in order. */
+  push(chunk: Uint8Array): DecodedFrame[] {
+    const out: DecodedFrame[] = [];
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      this.#append(chunk.subarray(start, end));
+      if (newline === -1) break;
+      const frame = this.#finishFrame();
+      if (frame) out.push(frame);
+      start = newline + 1;
+    }
+    return out;
+  }
+
+  /** Bytes of an unfinished frame still held (bounded by the frame limit). */
+  get bufferedBytes(): number {
+    return this.#pendingBytes;
+  }
+
+  #append(part: Uint8Array): void {
+    if (part.length === 0) return;
+    if (this.#oversized) {
+      this.#oversized.bytes += part.length;
+      return;
+    }
+    if (this.#pendingBytes + part.length > this.#maxFrameBytes) {
+      const head = concat([...this.#chunks, part.subarray(0, OVERSIZE_PREFIX_BYTES)]).subarray(0, OVERSIZE_PREFIX_BYTES);
+      this.#oversized = { prefix: this.#text.decode(head), bytes: this.#pendingBytes + part.length };
+      this.#chunks = [];
+      this.#pendingBytes = 0;
+      return;
+    }
+    // Copy: the caller may reuse its buffer (Node does for some sockets).
+    this.#chunks.push(part.slice());
+    this.#pendingBytes += part.length;
+  }
+
+  #finishFrame(): DecodedFrame | undefined {
+    if (this.#oversized) {
+      const { prefix, bytes } = this.#oversized;
+      this.#oversized = undefined;
+      return { kind: "oversized", prefix, bytes };
+    }
+    const bytes = concat(this.#chunks);
+    this.#chunks = [];
+    this.#pendingBytes = 0;
+    const line = this.#text.decode(bytes).replace(/\r$/, "");
+    // Blank lines are keep-alives at most; they are not requests.
+    return line.trim() === "" ? undefined : { kind: "frame", line };
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,57 @@
+/**
+ * Masks secrets in text that goes back to the model: well-known token formats, bearer headers,
+ * passwords in connection URLs, PEM private keys, and the exact values of host secrets the run
+ * knows about (a script that reads a key from a file cannot print it back whole).
+ */
+
+const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g;
+
+const TOKEN_FORMATS = new RegExp(
+  "(?<![A-Za-z0-9_-])(?:" +
+    [
+      "sk-[A-Za-z0-9_-]{16,}", // OpenAI, Anthropic
+      "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe
+      "gh[pousr]_[A-Za-z0-9]{20,}", // GitHub
+      "github_pat_[A-Za-z0-9_]{20,}",
+      "glpat-[A-Za-z0-9_-]{20,}", // GitLab
+      "xox[abprs]-[A-Za-z0-9-]{10,}", // Slack
+      "AIza[0-9A-Za-z_-]{30,}", // Google
+      "(?:AKIA|ASIA)[0-9A-Z]{16}", // AWS access key ids
+      "hf_[A-Za-z0-9]{20,}", // Hugging Face
+      "npm_[A-Za-z0-9]{30,}",
+      "pypi-[A-Za-z0-9_-]{20,}",
+    ].join("|") +
+    ")",
+  "g",
+);
+
+const BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
+
+/** Secrets shorter than this are not matched by value: too likely to hit ordinary text. */
+export const MIN_KNOWN_SECRET_LENGTH = 8;
+
+/** Hides a secret, keeping a recognisable head and tail when it is long enough not to leak. */
+export function maskSecret(secret: string): string {
+  return secret.length < 18 ? "***" : `${secret.slice(0, 6)}...${secret.slice(-4)}`;
+}
+
+export interface RedactOptions {
+  /** Exact values to mask wherever they appear (e.g. the host's secret env values). */
+  knownSecrets?: readonly string[];
+}
+
+export function redactSecrets(text: string, options: RedactOptions = {}): string {
+  let out = text;
+  const known = [...new Set(options.knownSecrets ?? [])]
+    .filter((secret) => secret.length >= MIN_KNOWN_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length);
+  for (const secret of known) {
+    if (out.includes(secret)) out = out.split(secret).join(maskSecret(secret));
+  }
+  return out
+    .replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]")
+    .replace(TOKEN_FORMATS, (token) => maskSecret(token))
+    .replace(BEARER, (_, prefix: string, token: string) => prefix + maskSecret(token))
+    .replace(URL_PASSWORD, (_, head: string, password: string, at: string) => head + maskSecret(password) + at);
+}

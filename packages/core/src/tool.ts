@@ -1,0 +1,36 @@
+import type { Environment } from "./environment.js";
+import type { JSONSchema } from "./schema/json-schema.js";
+
+/** What a tool gets besides its arguments. */
+export interface ToolContext {
+  /**
+   * The environment the script runs in. Built-in tools act here, so `terminal("ls")` in a Docker
+   * run lists the container. Commands get the same scrubbed env as the script.
+   */
+  readonly environment: Environment;
+  /** Aborted when the run is interrupted or ends; long tools should stop. */
+  readonly signal: AbortSignal;
+  /** Identifies the run, for logs. */
+  readonly runId: string;
+}
+
+/**
+ * A tool the script can call. It runs on the host (it may hold credentials); `parameters` is the
+ * JSON Schema its arguments are validated against before `execute` runs.
+ */
+export interface ToolDefinition<Args = any, Result = unknown> {
+  /** A Python-identifier-friendly name: letters, digits, `_`; becomes the stub function name. */
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: JSONSchema;
+  /** JSON Schema of the result, documented in the stub's docstring for the model. */
+  readonly returns?: JSONSchema;
+  /** Runs the tool. The result must be JSON-serialisable; a throw becomes a `ToolError` in the guest. */
+  execute(args: Args, context: ToolContext): Promise<Result> | Result;
+}
+
+/** Identity helper that keeps the argument and result types of a tool definition. */
+export function defineTool<Args, Result>(tool: ToolDefinition<Args, Result>): ToolDefinition<Args, Result> {
+  return tool;
+}

@@ -1,0 +1,46 @@
+import type { Environment } from "./environment.js";
+import type { RpcDispatcher } from "./rpc/dispatcher.js";
+
+/** Languages a guest client can be generated for. */
+export type GuestLanguage = "python";
+
+/** What a transport gets for one run. */
+export interface RunContext {
+  readonly runId: string;
+  /** The run's private (0700) directory inside the environment; removed by core after the run. */
+  readonly runDir: string;
+  /** The per-run secret; guests must present it (the dispatcher checks it). */
+  readonly token: string;
+  /** Answers every frame; the transport only moves frames to it and back. */
+  readonly dispatcher: RpcDispatcher;
+  /** Upper bound of one frame in bytes; larger frames get an error response. */
+  readonly maxFrameBytes: number;
+}
+
+/** A transport's serving state for one run. */
+export interface TransportSession {
+  /** Variables the guest client needs (socket path, request dir, ...), added to the script's env. */
+  readonly guestEnv: Readonly<Record<string, string>>;
+  /** Stops serving, rejects pending work and releases resources. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Carries JSON-RPC frames between the guest and the host. Transports never import backends: they
+ * use only the Environment contract.
+ */
+export interface Transport {
+  /** "uds", "file", "stream", or a third-party name. */
+  readonly id: string;
+  /** True when this transport can serve a run in `environment`. */
+  supports(environment: Environment): boolean;
+  /** Starts serving the run's frames. */
+  open(environment: Environment, run: RunContext): Promise<TransportSession>;
+  /**
+   * Source of the guest-side client. For Python it must define
+   * `_codecall_submit(method: str, params: dict) -> concurrent.futures.Future`, thread-safe, which
+   * resolves to the JSON-RPC result or fails with `ToolError` (defined by the prelude before it,
+   * along with `_codecall_encode` and `_codecall_failed_future`).
+   */
+  guestClient(language: GuestLanguage): string;
+}
