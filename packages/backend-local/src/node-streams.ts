@@ -1,0 +1,13 @@
+/** Adapters from Node stream objects to the Web streams of the Environment contract. */
+import { Readable, Writable } from "node:stream";
+
+export function toWebReadable(readable: Readable): ReadableStream<Uint8Array> {
+  return Readable.toWeb(readable) as unknown as ReadableStream<Uint8Array>;
+}
+
+export function toWebWritable(writable: Writable): WritableStream<Uint8Array> {
+  // A child that exits without reading its stdin makes writes fail with EPIPE; that is not ours
+  // to report, and unhandled it would crash the host.
+  writable.on("error", () => {});
+  return Writable.toWeb(writable) as WritableStream<Uint8Array>;
+}

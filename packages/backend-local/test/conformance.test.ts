@@ -1,0 +1,4 @@
+import { describeEnvironment } from "@codecall/conformance";
+import { createEnvironment } from "../src/index.js";
+
+describeEnvironment({ name: "local", create: () => createEnvironment() });

@@ -1,0 +1,257 @@
+/**
+ * `describeEnvironment()`: the cases every backend must pass, written only against the
+ * Environment contract. Commands are POSIX `sh` with coreutils, so they run on any backend.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CodecallError, shellQuote, type Environment } from "@codecall/core";
+import { describeIntegration } from "./integration.js";
+
+export interface EnvironmentSuiteOptions {
+  /** Suite title, e.g. "local" or "docker". */
+  name: string;
+  /** Makes a fresh environment; the suite closes it. */
+  create: () => Promise<Environment> | Environment;
+  /** When set, the service is missing: the suite is skipped (or fails under CI) with this reason. */
+  unavailableReason?: string;
+  /** Per-test timeout in ms (default 30 s; raise it for slow remote backends). */
+  testTimeoutMs?: number;
+}
+
+const text = new TextDecoder();
+
+/**
+ * A command that prints "gone" once the process whose pid is in `pidFile` has ended (a zombie
+ * waiting for init counts as ended), polling briefly because a kill takes a moment to land.
+ * Linux `/proc`, like every codecall backend.
+ */
+export function processGoneCommand(pidFile: string): string {
+  const file = shellQuote(pidFile);
+  return (
+    `p=$(cat ${file}); i=0; while [ $i -lt 50 ]; do ` +
+    `if [ ! -e /proc/$p ] || grep -q '^State:[[:space:]]*Z' /proc/$p/status 2>/dev/null; then echo gone; exit 0; fi; ` +
+    `i=$((i+1)); sleep 0.1; done; echo alive`
+  );
+}
+
+export function describeEnvironment(options: EnvironmentSuiteOptions): void {
+  describeIntegration(`Environment conformance: ${options.name}`, options.unavailableReason, () => {
+    let environment: Environment;
+    let scratch: string;
+    const timeout = options.testTimeoutMs ?? 30_000;
+    const q = shellQuote;
+
+    beforeAll(async () => {
+      environment = await options.create();
+      scratch = await environment.tempDir();
+    }, timeout * 2);
+
+    afterAll(async () => {
+      if (!environment) return;
+      await environment.executeOneshot(`rm -rf ${q(scratch)}`).catch(() => {});
+      await environment.close();
+    }, timeout);
+
+    describe("execute", () => {
+      it("separates stdout and stderr and reports the exit code", async () => {
+        const result = await environment.execute("printf out; printf err >&2; exit 3");
+        expect(result).toMatchObject({ stdout: "out", stderr: "err", exitCode: 3, timedOut: false });
+      }, timeout);
+
+      it("runs through a POSIX shell (pipes, variables, quoting)", async () => {
+        const result = await environment.execute(`x='a b'; printf '%s|' "$x" | tr a-z A-Z`);
+        expect(result.stdout).toBe("A B|");
+        expect(result.exitCode).toBe(0);
+      }, timeout);
+
+      it("runs in the given working directory", async () => {
+        const result = await environment.execute("pwd -P", { cwd: scratch });
+        const real = await environment.execute(`cd ${q(scratch)} && pwd -P`);
+        expect(result.stdout.trim()).toBe(real.stdout.trim());
+      }, timeout);
+
+      it("rejects a working directory that does not exist", async () => {
+        await expect(environment.execute("true", { cwd: `${scratch}/missing/dir` })).rejects.toThrow(/missing\/dir/);
+      }, timeout);
+
+      it("sets env on top of the default env", async () => {
+        const result = await environment.execute('printf "%s|%s" "$CODECALL_A" "$CODECALL_B"', {
+          env: { CODECALL_A: "one", CODECALL_B: "it's \"two\" $x" },
+        });
+        expect(result.stdout).toBe(`one|it's "two" $x`);
+        const withDefault = await environment.execute('printf "%s" "${PATH:+set}"', { env: { CODECALL_A: "1" } });
+        expect(withDefault.stdout).toBe("set");
+      }, timeout);
+
+      it("gives a command only the given env with clearEnv", async () => {
+        const defaults = await environment.defaultEnv();
+        expect(typeof defaults).toBe("object");
+        const result = await environment.execute('printf "%s|%s" "$CODECALL_ONLY" "${HOME:-unset}"', {
+          env: { CODECALL_ONLY: "yes" },
+          clearEnv: true,
+        });
+        expect(result.stdout).toBe("yes|unset");
+      }, timeout);
+
+      it("feeds stdin, text and binary", async () => {
+        const textResult = await environment.execute("cat", { stdin: "line 1\nline 2\n" });
+        expect(textResult.stdout).toBe("line 1\nline 2\n");
+        const bytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+        const binary = await environment.execute("od -An -v -tx1 | tr -d ' \\n'", { stdin: bytes });
+        expect(binary.stdout).toBe(Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join(""));
+      }, timeout);
+
+      it("gives an empty stdin when none is passed", async () => {
+        const result = await environment.execute("cat; echo end");
+        expect(result.stdout).toBe("end\n");
+      }, timeout);
+
+      it("keeps large output intact", async () => {
+        const result = await environment.execute("head -c 3000000 /dev/zero | tr '\\0' x");
+        expect(result.stdout.length).toBe(3_000_000);
+        expect(result.truncated ?? false).toBe(false);
+      }, timeout);
+
+      it("caps output with maxOutputBytes, keeping head and tail", async () => {
+        const result = await environment.execute("printf START; head -c 1000000 /dev/zero | tr '\\0' x; printf END", {
+          maxOutputBytes: 1000,
+        });
+        expect(result.truncated).toBe(true);
+        expect(result.stdout.startsWith("START")).toBe(true);
+        expect(result.stdout.endsWith("END")).toBe(true);
+        expect(result.stdout.length).toBeLessThan(1200);
+      }, timeout);
+
+      it("kills the whole process tree on timeout and keeps the partial output", async () => {
+        const pidFile = `${scratch}/timeout-child.pid`;
+        const result = await environment.execute(`echo partial; sleep 300 & echo $! > ${q(pidFile)}; wait`, { timeoutMs: 1_000 });
+        expect(result.timedOut).toBe(true);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.stdout).toContain("partial");
+        const alive = await environment.executeOneshot(processGoneCommand(pidFile));
+        expect(alive.stdout.trim()).toBe("gone");
+      }, timeout);
+
+      it("ends what a command leaves running in the background, instead of waiting for it", async () => {
+        const pidFile = `${scratch}/background.pid`;
+        const result = await environment.execute(`sleep 300 & echo $! > ${q(pidFile)}; echo started`);
+        expect(result.stdout).toBe("started\n");
+        expect(result.exitCode).toBe(0);
+        const alive = await environment.executeOneshot(processGoneCommand(pidFile));
+        expect(alive.stdout.trim()).toBe("gone");
+      }, timeout);
+
+      it("stops a command when its signal aborts", async () => {
+        const controller = new AbortController();
+        const pending = environment.execute("sleep 300", { signal: controller.signal });
+        setTimeout(() => controller.abort(), 200);
+        const result = await pending;
+        expect(result.exitCode).not.toBe(0);
+      }, timeout);
+
+      it("runs many commands at once", async () => {
+        const results = await Promise.all(Array.from({ length: 8 }, (_, index) => environment.execute(`echo ${index}`)));
+        expect(results.map((result) => result.stdout.trim())).toEqual(Array.from({ length: 8 }, (_, index) => String(index)));
+      }, timeout);
+    });
+
+    describe("executeOneshot", () => {
+      it("runs while a long execute() is still running", async () => {
+        const gate = `${scratch}/gate-${Date.now()}`;
+        // The long command only finishes once the oneshot has run: a backend that serialises
+        // the two would deadlock here and fail by timeout.
+        const long = environment.execute(`while [ ! -e ${q(gate)} ]; do sleep 0.05; done; echo released`);
+        const quick = await environment.executeOneshot(`touch ${q(gate)} && echo quick`);
+        expect(quick.stdout).toBe("quick\n");
+        expect((await long).stdout).toBe("released\n");
+      }, timeout);
+    });
+
+    describe("spawn", () => {
+      it("streams stdin and stdout while the process runs", async () => {
+        const child = await environment.spawn("cat");
+        const writer = child.stdin.getWriter();
+        const reader = child.stdout.getReader();
+        await writer.write(new TextEncoder().encode("ping\n"));
+        let echoed = "";
+        while (!echoed.includes("ping\n")) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          echoed += text.decode(value);
+        }
+        expect(echoed).toBe("ping\n");
+        await writer.close();
+        const exit = await child.wait();
+        expect(exit.exitCode).toBe(0);
+        reader.releaseLock();
+      }, timeout);
+
+      it("kills the spawned tree", async () => {
+        const pidFile = `${scratch}/spawn-child.pid`;
+        const child = await environment.spawn(`sleep 300 & echo $! > ${q(pidFile)}; echo ready; wait`);
+        const reader = child.stdout.getReader();
+        let seen = "";
+        while (!seen.includes("ready")) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          seen += text.decode(value);
+        }
+        reader.releaseLock();
+        await child.kill();
+        const exit = await child.wait();
+        expect(exit.exitCode).not.toBe(0);
+        const alive = await environment.executeOneshot(processGoneCommand(pidFile));
+        expect(alive.stdout.trim()).toBe("gone");
+      }, timeout);
+
+      it("reports the exit code of a spawned command", async () => {
+        const child = await environment.spawn("exit 7");
+        expect((await child.wait()).exitCode).toBe(7);
+      }, timeout);
+    });
+
+    describe("files", () => {
+      it("round-trips text and binary, creating parent directories", async () => {
+        const bytes = Uint8Array.from({ length: 4096 }, (_, index) => (index * 7) % 256);
+        await environment.writeFile(`${scratch}/deep/er/data.bin`, bytes);
+        expect(Array.from(await environment.readFile(`${scratch}/deep/er/data.bin`))).toEqual(Array.from(bytes));
+        await environment.writeFile(`${scratch}/note.txt`, "héllo ✓\n");
+        expect(text.decode(await environment.readFile(`${scratch}/note.txt`))).toBe("héllo ✓\n");
+      }, timeout);
+
+      it("applies the file mode", async () => {
+        await environment.writeFile(`${scratch}/secret.txt`, "x", { mode: 0o600 });
+        const result = await environment.execute(`ls -l ${q(`${scratch}/secret.txt`)}`);
+        expect(result.stdout.slice(0, 10)).toBe("-rw-------");
+      }, timeout);
+
+      it("overwrites an existing file", async () => {
+        await environment.writeFile(`${scratch}/over.txt`, "first, and longer");
+        await environment.writeFile(`${scratch}/over.txt`, "second");
+        expect(text.decode(await environment.readFile(`${scratch}/over.txt`))).toBe("second");
+      }, timeout);
+
+      it("reports a missing file as FILE_NOT_FOUND", async () => {
+        const error = await environment.readFile(`${scratch}/nope.txt`).catch((caught: unknown) => caught);
+        expect(CodecallError.isInstance(error, "FILE_NOT_FOUND")).toBe(true);
+      }, timeout);
+
+      it("makes a new private temp dir each time", async () => {
+        const [first, second] = await Promise.all([environment.tempDir(), environment.tempDir()]);
+        expect(first).not.toBe(second);
+        const result = await environment.execute(`ls -ld ${q(first!)} | cut -c1-10; touch ${q(`${first}/w`)} && echo writable`);
+        expect(result.stdout).toBe("drwx------\nwritable\n");
+        await environment.executeOneshot(`rm -rf ${q(first!)} ${q(second!)}`);
+      }, timeout);
+    });
+
+    describe("close", () => {
+      it("is idempotent and refuses work afterwards", async () => {
+        const own = await options.create();
+        await own.execute("true");
+        await own.close();
+        await own.close();
+        await expect(own.execute("true")).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error));
+      }, timeout);
+    });
+  });
+}

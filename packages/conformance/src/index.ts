@@ -1,0 +1,7 @@
+/**
+ * @codecall/conformance — the shared suites of codecall. Every backend runs
+ * `describeEnvironment()`, every transport `describeTransport()`; third-party plugins run them
+ * too, from their own vitest files.
+ */
+export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
+export { describeIntegration, integrationRequired } from "./integration.js";
