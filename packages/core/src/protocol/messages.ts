@@ -110,7 +110,7 @@ export function parseRequest(line: string): ParsedFrame {
     return invalid(null, `a request must have an "id": an integer or a string of 1-${MAX_ID_LENGTH} characters`);
   }
   if (typeof method !== "string" || method.length === 0) return invalid(knownId, 'a request must have a "method" string');
-  if (params !== undefined && (typeof params !== "object" || params === null)) {
+  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
     return invalid(knownId, '"params" must be an object');
   }
   return { ok: true, request: { jsonrpc: "2.0", id: knownId, method, params } };
@@ -120,7 +120,9 @@ function invalid(id: RpcId | null, message: string): ParsedFrame {
   return { ok: false, response: rpcError(id, RpcErrorCode.InvalidRequest, `Invalid request: ${message}`) };
 }
 
-const ID_SNIFF = /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,16}|"[^"\\]{1,128}")/;
+// The id must be followed by `,` or `}`: a bare `\d+` would read `1.5` or `12e3` as 1 or 12 and
+// hand the error to whichever call owns that id.
+const ID_SNIFF = /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,16}|"[^"\\]{1,128}")\s*[,}]/;
 
 /**
  * Reads the id from the start of a frame too large to parse, so the caller that owns it gets its
@@ -130,7 +132,9 @@ export function sniffRequestId(framePrefix: string): RpcId | null {
   const match = ID_SNIFF.exec(framePrefix);
   if (!match?.[1]) return null;
   const raw = match[1];
-  return raw.startsWith('"') ? raw.slice(1, -1) : Number(raw);
+  if (raw.startsWith('"')) return raw.slice(1, -1);
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
 }
 
 /** Serialises a message as one NDJSON frame (JSON never contains a raw newline). */

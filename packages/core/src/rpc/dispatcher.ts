@@ -110,11 +110,11 @@ export class RpcDispatcher {
 
     const args = params.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, `Invalid arguments for ${name}: arguments must be an object`));
+      return frame(rpcError(id, RpcErrorCode.InvalidParams, "Invalid arguments: arguments must be an object"));
     }
     const issues = validateAgainstSchema(args, tool.parameters);
     if (issues.length > 0) {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, `Invalid arguments for ${name}: ${issues.join("; ")}`, { issues }));
+      return frame(rpcError(id, RpcErrorCode.InvalidParams, `Invalid arguments: ${issues.join("; ")}`, { issues }));
     }
     if (this.#closedReason !== undefined) {
       return frame(rpcError(id, RpcErrorCode.Cancelled, `Tool call cancelled: ${this.#closedReason}`));

@@ -79,11 +79,13 @@ function checkArray(value: unknown[], schema: JSONSchema, path: string, issues: 
 
 function checkObject(value: Record<string, unknown>, schema: JSONSchema, path: string, issues: string[]): void {
   const properties = schema.properties ?? {};
+  // Own properties only: `{"constructor": 1}` must not pass as a declared argument (or a required
+  // one be found on Object.prototype).
   for (const name of schema.required ?? []) {
-    if (value[name] === undefined) issues.push(`missing required argument '${join(path, name)}'`);
+    if (!Object.hasOwn(value, name) || value[name] === undefined) issues.push(`missing required argument '${join(path, name)}'`);
   }
   for (const [name, item] of Object.entries(value)) {
-    const propertySchema = properties[name];
+    const propertySchema = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (propertySchema) {
       check(item, propertySchema, join(path, name), issues);
     } else if (schema.additionalProperties === false) {

@@ -1,0 +1,134 @@
+# codecall UDS client: JSON-RPC frames over the run's private Unix socket.
+#
+# One connection per process, opened on the first call (so forked workers and late first calls
+# work); one reader thread per connection; a future per request id, so calls from any number of
+# threads are in flight together and each gets its own answer.
+import socket as _socket
+import threading as _threading
+
+_RPC_SOCKET = _os.environ.get("CODECALL_RPC_SOCKET")
+_RPC_TOKEN = _os.environ.get("CODECALL_RPC_TOKEN")
+
+
+def _codecall_settle(future, result=None, error=None):
+    # The caller may have cancelled the future (asyncio task cancelled): that is not an error.
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except _futures.InvalidStateError:
+        pass
+
+
+class _UdsConnection:
+    def __init__(self, path, token):
+        self.pending = {}
+        self.send_lock = _threading.Lock()
+        self.sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            self.sock.connect(path)
+            self.reader = self.sock.makefile("rb")
+            self.sock.sendall(_codecall_encode(0, "hello", {"token": token, "protocol": 1}))
+            line = self.reader.readline()
+        except OSError:
+            self.sock.close()
+            raise
+        reply = _json.loads(line) if line else {"error": {"message": "the codecall host closed the connection"}}
+        if "error" in reply:
+            self.sock.close()
+            raise ToolError.from_rpc(reply["error"])
+        self.alive = True
+
+
+class _UdsClient:
+    def __init__(self, path, token):
+        self._path = path
+        self._token = token
+        self._reset()
+
+    def _reset(self):
+        self._lock = _threading.Lock()
+        self._connection = None
+        self._next_id = 1
+
+    def _connected(self):
+        # Called with self._lock held.
+        connection = self._connection
+        if connection is None or not connection.alive:
+            connection = _UdsConnection(self._path, self._token)
+            self._connection = connection
+            reader = _threading.Thread(target=self._read_loop, args=(connection,), name="codecall-rpc-reader", daemon=True)
+            reader.start()
+        return connection
+
+    def submit(self, method, params):
+        tool = params.get("name")
+        if not self._path or not self._token:
+            return _codecall_failed_future(
+                ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=tool)
+            )
+        future = _futures.Future()
+        with self._lock:
+            request_id = self._next_id
+            self._next_id += 1
+            try:
+                data = _codecall_encode(request_id, method, params)
+                connection = self._connected()
+            except ToolError as error:
+                return _codecall_failed_future(error)
+            except OSError as error:
+                return _codecall_failed_future(ToolError("cannot reach the codecall host: %s" % error, tool=tool))
+            connection.pending[request_id] = (future, tool)
+        try:
+            with connection.send_lock:
+                connection.sock.sendall(data)
+        except OSError as error:
+            with self._lock:
+                connection.pending.pop(request_id, None)
+            _codecall_settle(future, error=ToolError("lost the connection to the codecall host: %s" % error, tool=tool))
+        return future
+
+    def _read_loop(self, connection):
+        try:
+            for line in connection.reader:
+                try:
+                    message = _json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                with self._lock:
+                    entry = connection.pending.pop(message.get("id"), None)
+                if entry is None:
+                    continue
+                future, tool = entry
+                if "error" in message:
+                    _codecall_settle(future, error=ToolError.from_rpc(message["error"], tool))
+                else:
+                    _codecall_settle(future, result=message.get("result"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            with self._lock:
+                connection.alive = False
+                orphans = list(connection.pending.values())
+                connection.pending.clear()
+            for future, tool in orphans:
+                _codecall_settle(
+                    future,
+                    error=ToolError("the connection to the codecall host closed; the call was not retried", tool=tool),
+                )
+
+    def after_fork(self):
+        # The child must not share the parent's socket or inherit a lock held by another thread.
+        self._reset()
+
+
+_codecall_client = _UdsClient(_RPC_SOCKET, _RPC_TOKEN)
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_codecall_client.after_fork)
+
+
+def _codecall_submit(method, params):
+    return _codecall_client.submit(method, params)

@@ -1,0 +1,120 @@
+/**
+ * The UDS transport: the host listens on a Unix socket in a private (0700) directory, mode 0600,
+ * for the whole run, and serves every connection concurrently — one per guest process. Only for
+ * environments that share the host's filesystem (`capabilities.hostSockets`).
+ */
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import path from "node:path";
+import { FrameDecoder, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import pythonClient from "./guest/uds_client.py?raw";
+
+/** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
+const MAX_SOCKET_PATH = 100;
+
+export interface UdsTransportOptions {
+  /** Where to create the socket's private directory when the run dir's path is too long for a socket. */
+  fallbackSocketRoot?: string;
+}
+
+export class UdsTransport implements Transport {
+  readonly id = "uds";
+  readonly #fallbackRoot: string;
+
+  constructor(options: UdsTransportOptions = {}) {
+    this.#fallbackRoot = options.fallbackSocketRoot ?? "/tmp";
+  }
+
+  supports(environment: Environment): boolean {
+    return environment.capabilities.hostSockets;
+  }
+
+  guestClient(language: GuestLanguage): string {
+    if (language !== "python") throw new Error(`The uds transport has no ${String(language)} client`);
+    return pythonClient;
+  }
+
+  async open(_environment: Environment, run: RunContext): Promise<TransportSession> {
+    let ownDir: string | undefined;
+    let socketPath = path.join(run.runDir, "rpc.sock");
+    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+      ownDir = await mkdtemp(path.join(this.#fallbackRoot, "codecall-rpc-"));
+      socketPath = path.join(ownDir, "rpc.sock");
+    }
+    const server = new UdsServer(run);
+    try {
+      await server.listen(socketPath);
+    } catch (error) {
+      if (ownDir) await rm(ownDir, { recursive: true, force: true });
+      throw error;
+    }
+    return {
+      guestEnv: { CODECALL_RPC_SOCKET: socketPath, CODECALL_RPC_TOKEN: run.token },
+      close: async () => {
+        await server.close();
+        await rm(ownDir ?? socketPath, { recursive: true, force: true });
+      },
+    };
+  }
+}
+
+/** Serves one run's socket. */
+class UdsServer {
+  readonly #run: RunContext;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  #closing: Promise<void> | undefined;
+
+  constructor(run: RunContext) {
+    this.#run = run;
+    this.#server = createServer((socket) => this.#serve(socket));
+  }
+
+  async listen(socketPath: string): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(socketPath, () => {
+        this.#server.off("error", reject);
+        resolve();
+      });
+    });
+    // The directory is already 0700; 0600 on the socket as well keeps it private if moved.
+    await chmod(socketPath, 0o600);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      for (const socket of this.#sockets) socket.destroy();
+    });
+    return this.#closing;
+  }
+
+  #serve(socket: Socket): void {
+    this.#sockets.add(socket);
+    const connection = this.#run.dispatcher.createConnection();
+    const decoder = new FrameDecoder(this.#run.maxFrameBytes);
+    const send = (frame: string) => {
+      if (socket.destroyed) return;
+      // A guest that stops reading its answers must not grow the host's memory: stop reading its
+      // requests until it catches up.
+      if (!socket.write(frame) && !socket.isPaused()) {
+        socket.pause();
+        socket.once("drain", () => socket.resume());
+      }
+    };
+    socket.on("data", (chunk: Buffer) => {
+      for (const decoded of decoder.push(chunk)) {
+        if (decoded.kind === "oversized") send(connection.rejectOversizedFrame(decoded.prefix, decoded.bytes, this.#run.maxFrameBytes));
+        else void connection.handleFrame(decoded.line).then(send);
+      }
+    });
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.#sockets.delete(socket));
+  }
+}
+
+/** Creates the transport (the entry point the resolver calls). */
+export function createTransport(options: UdsTransportOptions = {}): UdsTransport {
+  return new UdsTransport(options);
+}
