@@ -32,7 +32,7 @@ export function resolveLimits(overrides: Partial<ExecutionLimits> = {}): Executi
   const limits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(overrides) as [keyof ExecutionLimits, number | undefined][]) {
     if (value === undefined) continue;
-    if (!(name in DEFAULT_LIMITS)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, name)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${String(value)}`);
     }

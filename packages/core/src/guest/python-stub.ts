@@ -113,7 +113,7 @@ function parametersOf(tool: ToolDefinition): StubParameter[] {
     return {
       wireName,
       pythonName: pythonParameterName(wireName),
-      annotation: !isRequired && literal === "None" && baseType !== "None" ? `${baseType} | None` : baseType,
+      annotation: !isRequired && literal === "None" && !baseType.split(" | ").includes("None") ? `${baseType} | None` : baseType,
       required: isRequired,
       defaultLiteral: literal,
       description: property.description,
@@ -131,7 +131,8 @@ function renderSignature(parameters: StubParameter[]): string {
 }
 
 function renderDocstring(tool: ToolDefinition, parameters: StubParameter[]): string {
-  const lines = [tool.description.trim() || tool.name];
+  // One entry per line, so every line of a multi-line description gets the docstring's indent.
+  const lines = (tool.description.trim() || tool.name).split(/\r?\n/);
   if (parameters.length > 0) {
     lines.push("", "Args:");
     for (const p of parameters) lines.push(`    ${p.pythonName}: ${p.description?.trim().replace(/\s*\n\s*/g, " ") ?? ""}`.trimEnd());

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { createCodeTool, describeCodeTool } from "../src/code-tool.js";
+import { resolveLimits } from "../src/execute/limits.js";
+import { describePythonSignatures } from "../src/guest/python-stub.js";
+import type { JSONSchema } from "../src/schema/json-schema.js";
+import type { ToolDefinition } from "../src/tool.js";
+import type { Transport } from "../src/transport.js";
+import { fakeEnvironment } from "./support/rpc.js";
+
+const tool = (name: string, description: string, properties: Record<string, JSONSchema> = {}, required: string[] = []): ToolDefinition => ({
+  name,
+  description,
+  parameters: { type: "object", properties, required },
+  execute: () => null,
+});
+
+/** Never used: describing the tool does not touch the transport. */
+const transport = { id: "none" } as unknown as Transport;
+
+const terminal = tool("terminal", "Runs a shell command. Output is captured.", { command: { type: "string" }, timeout: { type: "integer", default: 60 } }, ["command"]);
+const readFile = tool("read_file", "Reads a file.", { path: { type: "string" } }, ["path"]);
+const webSearch = tool("web_search", "Searches the web.", { query: { type: "string" } }, ["query"]);
+
+describe("describeCodeTool", () => {
+  it("lists every tool's signature and the limits", () => {
+    const tools = [readFile, webSearch, terminal];
+    const text = describeCodeTool(tools, resolveLimits());
+    for (const signature of describePythonSignatures(tools)) expect(text).toContain(`\n  ${signature}\n`.trimEnd());
+    expect(text).toContain("read_file(path: str) -> Any: Reads a file.");
+    expect(text).toContain("terminal(command: str, timeout: int = 60) -> Any: Runs a shell command.");
+    expect(text).toContain("Import the tools with `from codecall import read_file, web_search, ...`. Available:");
+    expect(text).toContain("A failed call raises codecall.ToolError.");
+    expect(text).toContain("Limits: 5-minute timeout, 50 KB stdout cap (head and tail kept), max 50 tool calls per script.");
+    expect(text).toContain("terminal() is foreground-only");
+  });
+
+  it("says when no tools are available", () => {
+    const text = describeCodeTool([], resolveLimits());
+    expect(text).toContain("No tools are available in this environment; the script runs plain Python.");
+    expect(text).not.toContain("Import the tools");
+    expect(text).toContain("max 50 tool calls per script.");
+  });
+
+  it("uses the module name and formats other limits", () => {
+    const text = describeCodeTool([readFile], resolveLimits({ timeoutMs: 90_000, maxStdoutBytes: 500, maxToolCalls: 7 }), "tools");
+    expect(text).toContain("Import the tools with `from tools import read_file`. Available:");
+    expect(text).toContain("A failed call raises tools.ToolError.");
+    expect(text).toContain("Limits: 90-second timeout, 500 bytes stdout cap (head and tail kept), max 7 tool calls per script.");
+    expect(text).not.toContain("foreground-only");
+  });
+});
+
+describe("createCodeTool", () => {
+  it("builds an execute_code tool that takes code and describes only the allowed tools", () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [readFile, webSearch, terminal], allowedTools: ["web_search"] });
+    expect(codeTool.name).toBe("execute_code");
+    expect(codeTool.parameters).toMatchObject({ type: "object", required: ["code"], additionalProperties: false });
+    expect(codeTool.description).toContain("web_search(query: str)");
+    expect(codeTool.description).not.toContain("read_file");
+    expect(codeTool.description).not.toContain("terminal");
+  });
+
+  it("takes a custom name, module name and limits", () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [], name: "run_python", moduleName: "host", limits: { maxToolCalls: 3 } });
+    expect(codeTool.name).toBe("run_python");
+    expect((codeTool.parameters.properties?.code as { description: string }).description).toContain("from host import ...");
+    expect(codeTool.description).toContain("max 3 tool calls per script.");
+  });
+});

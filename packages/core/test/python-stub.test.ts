@@ -1,0 +1,264 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CodecallError } from "../src/errors.js";
+import { describePythonSignatures, generatePythonModule, isPythonIdentifier } from "../src/guest/python-stub.js";
+import type { ToolDefinition } from "../src/tool.js";
+
+const tool = (definition: Omit<ToolDefinition, "execute">): ToolDefinition => ({ ...definition, execute: () => null });
+
+const readFile = tool({
+  name: "read_file",
+  description: 'Reads a file. Quote """like this""" and keep C:\\temp\\new as it is.\nSecond line.',
+  parameters: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Path to read,\n  relative to the cwd." },
+      from: { type: "integer", default: 1, description: "First line (1-based)." },
+      limit: { type: "integer", description: "Lines to read; all when omitted." },
+      encoding: { type: "string", default: "utf-8" },
+    },
+    required: ["path"],
+  },
+  returns: {
+    type: "object",
+    properties: { content: { type: "string" }, lines: { type: "integer" }, meta: { type: "array", items: { type: "string" } } },
+  },
+});
+
+const search = tool({
+  name: "search",
+  description: "Searches files with a regex like \\d+ \"\"\"",
+  parameters: {
+    type: "object",
+    properties: {
+      pattern: { type: "string" },
+      "file-path": { type: "string" },
+      ignore_case: { type: "boolean", default: false },
+      whole_word: { type: "boolean", default: true },
+      max_results: { type: "number", default: 2.5 },
+      context: { type: "integer", default: 0 },
+      quote: { type: "string", default: 'say "hi"\\n\n' },
+      tags: { type: "array", items: { type: "string" }, default: ["a"] },
+      nothing: { type: ["string", "null"], default: null },
+    },
+    required: ["pattern", "file-path"],
+  },
+});
+
+const ping = tool({ name: "ping", description: "", parameters: { type: "object" } });
+
+/** Echoes each call as its result; fails calls to the tool named "broken" with a ToolError. */
+const CLIENT = `
+def _codecall_submit(method, params):
+    if params.get("name") == "broken":
+        return _codecall_failed_future(ToolError("it broke", code=-32004, tool="broken"))
+    future = _futures.Future()
+    future.set_result({"method": method, "params": params})
+    return future
+`;
+
+const SCRIPT = String.raw`
+import asyncio, inspect, json
+import codecall
+from codecall import read_file, search, ping, call_tool, ToolError
+
+out = {}
+out["read_default"] = read_file("a.txt")
+out["read_all"] = read_file("a.txt", from_=5, limit=10, encoding="latin-1")
+out["read_positional"] = read_file("b.txt", 2, 3)
+out["read_explicit_none"] = read_file("c.txt", limit=None)
+out["search"] = search("x+", "src/main.py")
+out["search_overrides"] = search("y", "f", ignore_case=True, whole_word=False, tags=["t"], nothing="n", context=0)
+out["ping"] = ping()
+out["call_tool"] = call_tool("read_file", path="z", limit=None)
+
+async def gathered():
+    return await asyncio.gather(read_file_async_alias("g.txt"), codecall.search_async("p", "q"), codecall.ping_async())
+
+read_file_async_alias = codecall.read_file_async
+out["gathered"] = asyncio.run(gathered())
+out["call_tool_async"] = asyncio.run(codecall.call_tool_async("ping", x=1, y=None))
+
+try:
+    call_tool("broken")
+    out["broken"] = None
+except ToolError as error:
+    out["broken"] = [str(error), error.code, error.tool]
+
+out["sig_read_file"] = str(inspect.signature(read_file))
+out["sig_search"] = str(inspect.signature(search))
+out["sig_ping"] = str(inspect.signature(ping))
+out["sig_read_file_async"] = str(inspect.signature(codecall.read_file_async))
+out["is_coroutine"] = inspect.iscoroutinefunction(codecall.read_file_async)
+out["doc_read_file"] = read_file.__doc__
+out["doc_search"] = search.__doc__
+out["all"] = codecall.__all__
+print(json.dumps(out))
+`;
+
+let dir: string;
+let source: string;
+
+function python(...args: string[]): string {
+  return execFileSync("python3", args, { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: "1" } });
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "codecall-stub-"));
+  source = generatePythonModule({ tools: [readFile, search, ping], clientSource: CLIENT });
+  writeFileSync(join(dir, "codecall.py"), source);
+  writeFileSync(join(dir, "script.py"), SCRIPT);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sent = (name: string, args: Record<string, unknown>) => ({ method: "tools/call", params: { name, arguments: args } });
+
+describe("generatePythonModule, run by python3", () => {
+  let out: Record<string, unknown>;
+  beforeAll(() => {
+    out = JSON.parse(python("script.py")) as Record<string, unknown>;
+  });
+
+  it("compiles", () => {
+    expect(python("-m", "py_compile", "codecall.py")).toBe("");
+  });
+
+  it("sends required arguments and defaults, and leaves out None-valued ones", () => {
+    expect(out.read_default).toEqual(sent("read_file", { path: "a.txt", from: 1, encoding: "utf-8" }));
+    expect(out.read_all).toEqual(sent("read_file", { path: "a.txt", from: 5, limit: 10, encoding: "latin-1" }));
+    expect(out.read_positional).toEqual(sent("read_file", { path: "b.txt", from: 2, limit: 3, encoding: "utf-8" }));
+    expect(out.read_explicit_none).toEqual(sent("read_file", { path: "c.txt", from: 1, encoding: "utf-8" }));
+  });
+
+  it("maps Python names back to wire names and renders defaults of each type", () => {
+    expect(out.search).toEqual(
+      sent("search", {
+        pattern: "x+",
+        "file-path": "src/main.py",
+        ignore_case: false,
+        whole_word: true,
+        max_results: 2.5,
+        context: 0,
+        quote: 'say "hi"\\n\n',
+      }),
+    );
+    expect(out.search_overrides).toEqual(
+      sent("search", {
+        pattern: "y",
+        "file-path": "f",
+        ignore_case: true,
+        whole_word: false,
+        max_results: 2.5,
+        context: 0,
+        quote: 'say "hi"\\n\n',
+        tags: ["t"],
+        nothing: "n",
+      }),
+    );
+  });
+
+  it("supports tools without parameters and call_tool by name", () => {
+    expect(out.ping).toEqual(sent("ping", {}));
+    expect(out.call_tool).toEqual(sent("read_file", { path: "z" }));
+    expect(out.call_tool_async).toEqual(sent("ping", { x: 1 }));
+  });
+
+  it("runs the _async variants under asyncio.gather", () => {
+    expect(out.gathered).toEqual([
+      sent("read_file", { path: "g.txt", from: 1, encoding: "utf-8" }),
+      sent("search", { pattern: "p", "file-path": "q", ignore_case: false, whole_word: true, max_results: 2.5, context: 0, quote: 'say "hi"\\n\n' }),
+      sent("ping", {}),
+    ]);
+    expect(out.is_coroutine).toBe(true);
+  });
+
+  it("raises ToolError for failed calls", () => {
+    expect(out.broken).toEqual(["broken: it broke", -32004, "broken"]);
+  });
+
+  it("generates signatures with required parameters first and typed defaults", () => {
+    expect(out.sig_read_file).toBe("(path: 'str', from_: 'int' = 1, limit: 'int | None' = None, encoding: 'str' = 'utf-8') -> 'dict'");
+    expect(out.sig_read_file_async).toBe(out.sig_read_file);
+    expect(out.sig_search).toBe(
+      "(pattern: 'str', file_path: 'str', ignore_case: 'bool' = False, whole_word: 'bool' = True, max_results: 'float' = 2.5, " +
+        "context: 'int' = 0, quote: 'str' = 'say \"hi\"\\\\n\\n', tags: 'list | None' = None, nothing: 'str | None' = None) -> 'Any'",
+    );
+    expect(out.sig_ping).toBe("() -> 'Any'");
+  });
+
+  it("keeps triple quotes and backslashes of descriptions intact in docstrings", () => {
+    const doc = out.doc_read_file as string;
+    expect(doc.startsWith('Reads a file. Quote """like this""" and keep C:\\temp\\new as it is.\n    Second line.')).toBe(true);
+    expect(doc).toContain("Args:\n        path: Path to read, relative to the cwd.\n        from_: First line (1-based).");
+    expect(doc).toContain('Returns:\n        {"content": str, "lines": int, "meta": [str, ...]}');
+    expect(doc).toContain("Raises:\n        ToolError: when the call fails.");
+    expect(out.doc_search).toContain('Searches files with a regex like \\d+ """');
+  });
+
+  it("exports the helpers and both variants of every tool", () => {
+    expect(out.all).toEqual([
+      "ToolError",
+      "call_tool",
+      "call_tool_async",
+      "read_file",
+      "read_file_async",
+      "search",
+      "search_async",
+      "ping",
+      "ping_async",
+    ]);
+  });
+});
+
+describe("generatePythonModule: names", () => {
+  it.each(["bad-name", "class", "_x", "ToolError", "call_tool", "1abc", "", "with space", "None"])("refuses the tool name %j", (name) => {
+    let caught: unknown;
+    try {
+      generatePythonModule({ tools: [tool({ name, description: "", parameters: { type: "object" } })], clientSource: "" });
+    } catch (error) {
+      caught = error;
+    }
+    expect(CodecallError.isInstance(caught, "INVALID_TOOL")).toBe(true);
+    expect((caught as CodecallError).message).toContain(JSON.stringify(name));
+  });
+
+  it("refuses two tools whose names collide in the module", () => {
+    const a = tool({ name: "fetch", description: "", parameters: { type: "object" } });
+    const b = tool({ name: "fetch_async", description: "", parameters: { type: "object" } });
+    expect(() => generatePythonModule({ tools: [a, b], clientSource: "" })).toThrow(/same Python name: fetch_async/);
+    expect(() => generatePythonModule({ tools: [a, a], clientSource: "" })).toThrow(CodecallError);
+  });
+
+  it("refuses parameters whose Python names collide", () => {
+    const clash = tool({ name: "clash", description: "", parameters: { type: "object", properties: { from: {}, from_: {} } } });
+    expect(() => generatePythonModule({ tools: [clash], clientSource: "" })).toThrow("Two names in parameters of tool clash map to the same Python name: from_");
+  });
+
+  it("uses the module name in the module docstring", () => {
+    expect(generatePythonModule({ tools: [], clientSource: "", moduleName: "tools" }).split("\n")[0]).toBe(
+      '"""tools: tools of this run, callable from Python. Generated by codecall; do not edit."""',
+    );
+  });
+
+  it("tells Python identifiers from other names", () => {
+    expect(isPythonIdentifier("read_file")).toBe(true);
+    expect(isPythonIdentifier("_private")).toBe(true);
+    expect(isPythonIdentifier("for")).toBe(false);
+    expect(isPythonIdentifier("a-b")).toBe(false);
+    expect(isPythonIdentifier("2x")).toBe(false);
+  });
+});
+
+describe("describePythonSignatures", () => {
+  it("gives one line per tool with signature, return type, first sentence and return shape", () => {
+    expect(describePythonSignatures([readFile, ping])).toEqual([
+      'read_file(path: str, from_: int = 1, limit: int | None = None, encoding: str = "utf-8") -> dict: Reads a file.' +
+        '  Returns {"content": str, "lines": int, "meta": [str, ...]}',
+      "ping() -> Any",
+    ]);
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { CodecallError } from "../src/errors.js";
+import { resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
+import type { Transport } from "../src/transport.js";
+import { fakeEnvironment } from "./support/rpc.js";
+
+function notFound(specifier: string): Error {
+  return Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/node_modules/@codecall/core/dist/index.js`), {
+    code: "ERR_MODULE_NOT_FOUND",
+  });
+}
+
+const fakeTransport = (id: string): Transport => ({ id, supports: () => true, open: async () => ({ guestEnv: {}, close: async () => {} }), guestClient: () => "" });
+
+/** An importer that knows only the given modules; anything else is "not installed". */
+function importer(modules: Record<string, unknown>, seen: string[] = []): ModuleImporter {
+  return async (specifier) => {
+    seen.push(specifier);
+    if (specifier in modules) return modules[specifier];
+    throw notFound(specifier);
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<CodecallError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!CodecallError.isInstance(error)) throw new Error(`expected a CodecallError, got ${String(error)}`);
+  return error;
+}
+
+describe("resolveEnvironment", () => {
+  it("passes an environment instance through", async () => {
+    expect(await resolveEnvironment(fakeEnvironment, { importModule: importer({}) })).toBe(fakeEnvironment);
+  });
+
+  it("creates an environment from a backend name with its options", async () => {
+    const calls: unknown[] = [];
+    const seen: string[] = [];
+    const module = { createEnvironment: async (options: unknown) => (calls.push(options), fakeEnvironment) };
+    const importModule = importer({ "@codecall/backend-docker": module }, seen);
+    expect(await resolveEnvironment("docker", { importModule })).toBe(fakeEnvironment);
+    expect(await resolveEnvironment({ backend: "docker", options: { image: "python:3.12" } }, { importModule })).toBe(fakeEnvironment);
+    expect(seen).toEqual(["@codecall/backend-docker", "@codecall/backend-docker"]);
+    expect(calls).toEqual([{}, { image: "python:3.12" }]);
+  });
+
+  it("loads a third-party backend given as a module specifier", async () => {
+    const seen: string[] = [];
+    const importModule = importer({ "@acme/backend": { createEnvironment: () => fakeEnvironment }, "./local-backend.js": { createEnvironment: () => fakeEnvironment } }, seen);
+    expect(await resolveEnvironment("@acme/backend", { importModule })).toBe(fakeEnvironment);
+    expect(await resolveEnvironment("./local-backend.js", { importModule })).toBe(fakeEnvironment);
+    expect(seen).toEqual(["@acme/backend", "./local-backend.js"]);
+  });
+
+  it("refuses an unknown backend name, listing the choices", async () => {
+    const error = await rejection(resolveEnvironment("kubernetes", { importModule: importer({}) }));
+    expect(error.code).toBe("UNKNOWN_BACKEND");
+    expect(error.message).toBe('Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity (or give a package name)');
+    expect(error.details).toEqual({ name: "kubernetes" });
+  });
+
+  it("names the package to install when the backend is missing", async () => {
+    const error = await rejection(resolveEnvironment("docker", { importModule: importer({}) }));
+    expect(error.code).toBe("PACKAGE_NOT_INSTALLED");
+    expect(error.message).toContain("npm install @codecall/backend-docker");
+    expect(error.details).toEqual({ package: "@codecall/backend-docker" });
+    expect((error.cause as { code: string }).code).toBe("ERR_MODULE_NOT_FOUND");
+  });
+
+  it("does not blame the backend package when one of its own dependencies is missing", async () => {
+    const importModule: ModuleImporter = async () => {
+      throw notFound("dockerode");
+    };
+    const error = await rejection(resolveEnvironment("docker", { importModule }));
+    expect(error.code).toBe("UNKNOWN_BACKEND");
+    expect(error.message).toMatch(/^Could not load @codecall\/backend-docker: Cannot find package 'dockerode'/);
+  });
+
+  it("explains a module that is not a backend", async () => {
+    const error = await rejection(resolveEnvironment("ssh", { importModule: importer({ "@codecall/backend-ssh": { somethingElse: 1 } }) }));
+    expect(error.code).toBe("UNKNOWN_BACKEND");
+    expect(error.message).toBe("@codecall/backend-ssh does not export createEnvironment(), so it is not a codecall backend");
+  });
+
+  it("uses the real dynamic import by default", async () => {
+    const missingPackage = await rejection(resolveEnvironment("@codecall-test/definitely-missing-backend"));
+    expect(missingPackage.code).toBe("PACKAGE_NOT_INSTALLED");
+    expect(missingPackage.message).toContain("npm install @codecall-test/definitely-missing-backend");
+    // A missing relative file is reported with the resolved path, so no "npm install" advice.
+    const missingFile = await rejection(resolveEnvironment("./definitely-missing-backend.js"));
+    expect(missingFile.code).toBe("UNKNOWN_BACKEND");
+    expect(missingFile.message).toMatch(/^Could not load \.\/definitely-missing-backend\.js: Cannot find module .*definitely-missing-backend\.js/);
+  });
+});
+
+describe("resolveTransports", () => {
+  const uds = fakeTransport("uds");
+  const stream = fakeTransport("stream");
+  const file = fakeTransport("file");
+  const all = {
+    "@codecall/transport-uds": { createTransport: () => uds },
+    "@codecall/transport-stream": { createTransport: () => stream },
+    "@codecall/transport-file": { createTransport: async () => file },
+  };
+
+  it("passes instances through and keeps the given order", async () => {
+    const custom = fakeTransport("custom");
+    expect(await resolveTransports(custom, { importModule: importer({}) })).toEqual([custom]);
+    expect(await resolveTransports(["file", custom, "uds"], { importModule: importer(all) })).toEqual([file, custom, uds]);
+  });
+
+  it('expands "auto" in the order uds, stream, file', async () => {
+    expect(await resolveTransports("auto", { importModule: importer(all) })).toEqual([uds, stream, file]);
+  });
+
+  it('skips transports that are not installed under "auto"', async () => {
+    const { "@codecall/transport-uds": _, "@codecall/transport-stream": __, ...onlyFile } = all;
+    expect(await resolveTransports("auto", { importModule: importer(onlyFile) })).toEqual([file]);
+  });
+
+  it('fails under "auto" when no transport is installed, naming packages', async () => {
+    const error = await rejection(resolveTransports("auto", { importModule: importer({}) }));
+    expect(error.code).toBe("PACKAGE_NOT_INSTALLED");
+    expect(error.message).toContain("npm install @codecall/transport-uds @codecall/transport-file");
+  });
+
+  it('does not hide a broken transport under "auto"', async () => {
+    const error = await rejection(resolveTransports("auto", { importModule: importer({ ...all, "@codecall/transport-stream": {} }) }));
+    expect(error.code).toBe("UNKNOWN_TRANSPORT");
+    expect(error.message).toContain("@codecall/transport-stream does not export createTransport()");
+  });
+
+  it("passes per-transport options", async () => {
+    const received: unknown[] = [];
+    const module = { createTransport: (options: unknown) => (received.push(options), file) };
+    await resolveTransports(["file"], { importModule: importer({ "@codecall/transport-file": module }), transportOptions: { file: { pollMs: 5 } } });
+    expect(received).toEqual([{ pollMs: 5 }]);
+  });
+
+  it("refuses an unknown transport name, listing the choices with auto", async () => {
+    const error = await rejection(resolveTransports("carrier-pigeon", { importModule: importer(all) }));
+    expect(error.code).toBe("UNKNOWN_TRANSPORT");
+    expect(error.message).toBe('Unknown transport "carrier-pigeon". Choose one of: uds, stream, file, auto (or give a package name)');
+  });
+
+  it("names the package to install for an explicit transport", async () => {
+    const error = await rejection(resolveTransports("uds", { importModule: importer({}) }));
+    expect(error.code).toBe("PACKAGE_NOT_INSTALLED");
+    expect(error.message).toContain("npm install @codecall/transport-uds");
+  });
+});
