@@ -64,7 +64,7 @@ class _UdsClient:
 
     def submit(self, method, params):
         tool = params.get("name")
-        if not self._path or not self._token:
+        if not self._path:
             return _codecall_failed_future(
                 ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=tool)
             )

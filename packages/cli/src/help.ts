@@ -1,0 +1,29 @@
+/** The text of `codecall --help`. */
+export const HELP = `codecall — run a Python script whose tool calls are served by this host.
+
+Usage:
+  codecall run FILE|- [options]     run a script (- reads it from stdin)
+  codecall --help | --version
+
+The script imports tools with \`from codecall import terminal, read_file, ...\`; only what it
+prints is the result. Built-in tools: terminal, read_file, write_file, search_files, patch.
+
+Options:
+  --backend NAME            where the script runs: local (default), docker, ssh, modal,
+                            daytona, singularity, or a package/module that exports createEnvironment
+  -o, --backend-option K=V  an option of the backend (repeatable; dots nest: limits.memory=512m)
+  --transport NAME          how tool calls travel: auto (default), uds, stream, file
+  --timeout SECONDS         wall-time limit of the script (default 300)
+  --max-tool-calls N        tool-call budget of the script (default 50)
+  --tools MODULE            a JS/TS module exporting extra tool definitions (repeatable)
+  --allow-tools A,B         only these tools may be called (empty = none)
+  --no-builtin-tools        do not offer the built-in tools
+  --cwd DIR                 working directory of the script, inside the environment
+  --env-passthrough NAME    pass this host variable to the script even if it looks secret (repeatable)
+  --interpreter CMD         Python command inside the environment (default python3)
+  --config FILE             JSON file with any of these options (flags win)
+  --json                    print the result as JSON instead of streaming the output
+  -v, --verbose             report each tool call on stderr
+
+Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted, 2 bad command line.
+`;

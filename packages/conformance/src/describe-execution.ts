@@ -1,0 +1,360 @@
+/**
+ * `describeExecution()`: end-to-end `executeCode` cases for a backend × transport pair — real
+ * Python scripts calling real tools. Every backend runs it with every transport it supports.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  defineTool,
+  executeCode,
+  type Environment,
+  type ExecuteCodeOptions,
+  type ExecuteCodeResult,
+  type ToolDefinition,
+  type Transport,
+} from "@codecall/core";
+import { builtinTools, terminalTool } from "@codecall/tools";
+import { processGoneCommand } from "./describe-environment.js";
+import { describeIntegration } from "./integration.js";
+
+export interface ExecutionSuiteOptions {
+  /** Suite title, e.g. "local + uds". */
+  name: string;
+  /**
+   * Makes the environment for the suite. Its default env must include `env` (the suite plants
+   * fake secrets there to prove they never reach the script).
+   */
+  createEnvironment: (options: { env: Readonly<Record<string, string>> }) => Promise<Environment> | Environment;
+  /** The transport(s) to run with; a list means "first that supports the environment". */
+  transport: () => Transport | readonly Transport[];
+  unavailableReason?: string;
+  /** Per-test timeout in ms (default 60 s). */
+  testTimeoutMs?: number;
+  /** The transport id the runs must report (checks that `auto` picked what you expect). */
+  expectTransportId?: string;
+}
+
+/** Planted in the environment's default env; must never reach a script. */
+const PLANTED_SECRETS = {
+  OPENAI_API_KEY: "sk-codecall-planted-openai-key-0123456789",
+  DATABASE_URL: "postgres://admin:planted-db-password@db.internal:5432/app",
+  CODECALL_PASSTHROUGH_TOKEN: "passthrough-allowed-value",
+};
+
+export function describeExecution(options: ExecutionSuiteOptions): void {
+  describeIntegration(`executeCode end to end: ${options.name}`, options.unavailableReason, () => {
+    const timeout = options.testTimeoutMs ?? 60_000;
+    let environment: Environment;
+    const probe = { inFlight: 0, maxInFlight: 0 };
+    const hang = { started: 0, cancelled: 0 };
+
+    const countingTerminal: ToolDefinition = {
+      ...terminalTool,
+      async execute(args, context) {
+        probe.inFlight += 1;
+        probe.maxInFlight = Math.max(probe.maxInFlight, probe.inFlight);
+        try {
+          return await terminalTool.execute(args, context);
+        } finally {
+          probe.inFlight -= 1;
+        }
+      },
+    };
+    const echoTool = defineTool({
+      name: "echo",
+      description: "Returns its text.",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+      returns: { type: "object", properties: { text: { type: "string" }, length: { type: "integer" } } },
+      execute: ({ text }: { text: string }) => ({ text, length: text.length }),
+    });
+    const hangTool = defineTool({
+      name: "hang",
+      description: "Never finishes on its own; ends when cancelled.",
+      parameters: { type: "object", properties: {}, additionalProperties: false },
+      execute: (_args: Record<string, never>, context) =>
+        new Promise((_, reject) => {
+          hang.started += 1;
+          context.signal.addEventListener("abort", () => {
+            hang.cancelled += 1;
+            reject(new Error("cancelled"));
+          });
+        }),
+    });
+    const tools = [countingTerminal, ...builtinTools.filter((tool) => tool.name !== "terminal"), echoTool, hangTool];
+
+    const run = (code: string, extra: Partial<ExecuteCodeOptions> = {}): Promise<ExecuteCodeResult> =>
+      executeCode({ code, environment, transport: options.transport(), tools, ...extra });
+
+    beforeAll(async () => {
+      environment = await options.createEnvironment({ env: PLANTED_SECRETS });
+    }, timeout * 2);
+
+    afterAll(async () => {
+      await environment?.close();
+    }, timeout);
+
+    it("runs a script and returns what it printed", async () => {
+      const result = await run('from codecall import echo\nprint(echo("hi")["text"], "✓")');
+      expect(result).toMatchObject({ status: "success", output: "hi ✓\n", exitCode: 0, toolCallsMade: 1 });
+      if (options.expectTransportId) expect(result.transport).toBe(options.expectTransportId);
+    }, timeout);
+
+    it("serves 10 threads at once, each getting its own answer", async () => {
+      probe.maxInFlight = 0;
+      const result = await run(`
+import threading
+from codecall import terminal
+results = {}
+def work(i):
+    results[i] = terminal(f"echo START-{i}; sleep 0.3; echo END-{i}")
+threads = [threading.Thread(target=work, args=(i,)) for i in range(10)]
+for t in threads: t.start()
+for t in threads: t.join()
+for i in range(10):
+    assert results[i]["output"].split() == [f"START-{i}", f"END-{i}"], results[i]
+    assert results[i]["exit_code"] == 0
+print("ok", len(results))
+`);
+      expect(result.output).toBe("ok 10\n");
+      expect(result.toolCallsMade).toBe(10);
+      expect(probe.maxInFlight).toBeGreaterThanOrEqual(5);
+    }, timeout);
+
+    it("runs the async variants concurrently under asyncio.gather", async () => {
+      const result = await run(`
+import asyncio
+from codecall import echo_async
+async def main():
+    return await asyncio.gather(*[echo_async(f"t{i}") for i in range(8)])
+print([r["text"] for r in asyncio.run(main())])
+`);
+      expect(result.output).toBe("['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']\n");
+    }, timeout);
+
+    it("serves tool calls from forked worker processes and from subprocesses", async () => {
+      const result = await run(`
+import multiprocessing, subprocess, sys
+from codecall import echo
+def work(i):
+    return echo(f"worker-{i}")["text"]
+echo("parent first")
+with multiprocessing.get_context("fork").Pool(3) as pool:
+    print(sorted(pool.map(work, range(6))))
+child = subprocess.run([sys.executable, "-c", "from codecall import echo; print(echo('from-subprocess')['text'])"], capture_output=True, text=True)
+print(child.stdout.strip(), child.returncode)
+`);
+      expect(result.status).toBe("success");
+      expect(result.output).toBe("['worker-0', 'worker-1', 'worker-2', 'worker-3', 'worker-4', 'worker-5']\nfrom-subprocess 0\n");
+      expect(result.toolCallsMade).toBe(8);
+    }, timeout);
+
+    it("answers a first tool call made long after the start", async () => {
+      const result = await run('import time\ntime.sleep(6)\nfrom codecall import echo\nprint(echo("late")["text"])');
+      expect(result.output).toBe("late\n");
+    }, timeout);
+
+    it("carries large arguments and results intact", async () => {
+      const result = await run(`
+import hashlib
+from codecall import echo
+text = "".join(chr(0x41 + (i % 26)) for i in range(3_000_000)) + "é✓"
+back = echo(text)
+print(back["length"] == len(text), hashlib.sha256(back["text"].encode()).hexdigest() == hashlib.sha256(text.encode()).hexdigest())
+`);
+      expect(result.output).toBe("True True\n");
+    }, timeout);
+
+    it("lets built-in tools act where the script runs", async () => {
+      const result = await run(`
+import os, socket, tempfile
+from codecall import write_file, terminal, read_file
+path = os.path.join(tempfile.mkdtemp(), "from-tool.txt")
+write_file(path, "written by the tool")
+print(open(path).read())
+print(terminal("hostname")["output"].strip() == socket.gethostname())
+print(read_file(path)["content"].strip().endswith("written by the tool"))
+`);
+      expect(result.output).toBe("written by the tool\nTrue\nTrue\n");
+    }, timeout);
+
+    it("stops dispatching at the tool-call budget and lets the script go on", async () => {
+      const result = await run(
+        `
+from codecall import echo, ToolError
+for i in range(5):
+    try:
+        print("ok", echo(str(i))["text"])
+    except ToolError as error:
+        print("refused:", error.message)
+print("still running")
+`,
+        { limits: { maxToolCalls: 3 } },
+      );
+      expect(result.status).toBe("success");
+      expect(result.toolCallsMade).toBe(3);
+      expect(result.output).toBe(
+        "ok 0\nok 1\nok 2\n" +
+          "refused: Tool call limit reached (3). No more tool calls allowed in this execution.\n".repeat(2) +
+          "still running\n",
+      );
+    }, timeout);
+
+    it("keeps host secrets out of the script and of the commands its tools run", async () => {
+      const result = await run(
+        `
+import os
+from codecall import terminal
+print(sorted(k for k in ("OPENAI_API_KEY", "DATABASE_URL", "CODECALL_PASSTHROUGH_TOKEN") if k in os.environ))
+print("PATH" in os.environ)
+shown = terminal("env")["output"]
+print("sk-codecall" in shown, "planted-db-password" in shown, "passthrough-allowed-value" in shown)
+`,
+        { env: { passthrough: ["CODECALL_PASSTHROUGH_TOKEN"] } },
+      );
+      expect(result.output).toBe("['CODECALL_PASSTHROUGH_TOKEN']\nTrue\nFalse False True\n");
+    }, timeout);
+
+    it("refuses tools outside the allow-list, also when called by name", async () => {
+      const result = await run(
+        `
+from codecall import call_tool, ToolError
+try:
+    from codecall import terminal
+    print("imported terminal")
+except ImportError:
+    print("no terminal stub")
+try:
+    call_tool("terminal", command="id")
+except ToolError as error:
+    print(error.message)
+`,
+        { allowedTools: ["echo"] },
+      );
+      expect(result.output).toBe("no terminal stub\nTool 'terminal' is not available in this run. Available: echo\n");
+      expect(result.toolCallsMade).toBe(0);
+    }, timeout);
+
+    it("gives no tools at all for an empty allow-list", async () => {
+      const result = await run('from codecall import call_tool, ToolError\ntry:\n    call_tool("echo", text="x")\nexcept ToolError as e:\n    print(e.message)', {
+        allowedTools: [],
+      });
+      expect(result.output).toBe("Tool 'echo' is not available: no tools are enabled in this run.\n");
+    }, timeout);
+
+    it("reports wrong argument types as ToolError, and the script goes on", async () => {
+      const result = await run(`
+from codecall import echo, ToolError
+for bad in (123, {1, 2}, float("nan")):
+    try:
+        echo(bad)
+    except ToolError as error:
+        print(type(bad).__name__, "->", error.message[:60])
+print(echo("fine")["text"])
+`);
+      expect(result.status).toBe("success");
+      const lines = result.output.trim().split("\n");
+      expect(lines[0]).toMatch(/^int -> Invalid arguments: 'text' must be a string/);
+      expect(lines[1]).toMatch(/^set -> arguments must be JSON-serialisable/);
+      expect(lines[2]).toMatch(/^float -> arguments must be JSON-serialisable/);
+      expect(lines[3]).toBe("fine");
+      expect(result.toolCallsMade).toBe(1);
+    }, timeout);
+
+    it("reports a syntax error with status error and the traceback", async () => {
+      const result = await run("print('unclosed'");
+      expect(result.status).toBe("error");
+      expect(result.exitCode).toBe(1);
+      expect(result.output).toContain("SyntaxError");
+      expect(result.error).toMatch(/^Script exited with code 1: SyntaxError/);
+    }, timeout);
+
+    it("reports an uncaught exception with its traceback", async () => {
+      const result = await run('print("before")\n1 / 0');
+      expect(result.status).toBe("error");
+      expect(result.output).toMatch(/^before\n--- stderr ---\nTraceback[\s\S]*ZeroDivisionError: division by zero/);
+      expect(result.error).toBe("Script exited with code 1: ZeroDivisionError: division by zero");
+    }, timeout);
+
+    it("reports a non-zero exit code", async () => {
+      const result = await run("import sys\nprint('bye')\nsys.exit(3)");
+      expect(result).toMatchObject({ status: "error", exitCode: 3, error: "Script exited with code 3" });
+    }, timeout);
+
+    it("kills the script and everything it started on timeout", async () => {
+      const dir = await environment.tempDir();
+      const pidFile = `${dir}/child.pid`;
+      const result = await run(
+        `
+import subprocess, time
+child = subprocess.Popen(["sleep", "300"])
+open(${JSON.stringify(pidFile)}, "w").write(str(child.pid))
+print("started", flush=True)
+time.sleep(300)
+`,
+        { limits: { timeoutMs: 2_000, killGraceMs: 1_000 } },
+      );
+      expect(result.status).toBe("timeout");
+      expect(result.error).toBe("Script timed out after 2s and was killed.");
+      expect(result.output).toBe("started\n\n⏰ Script timed out after 2s and was killed.");
+      expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
+      await environment.executeOneshot(`rm -rf '${dir}'`);
+    }, timeout);
+
+    it("caps 100 MB of output with a notice and metadata, in bounded host memory", async () => {
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+      const result = await run(`
+import sys
+print("HEAD-MARK")
+line = "x" * 1023 + "\\n"
+for _ in range(100 * 1024):
+    sys.stdout.write(line)
+print("TAIL-MARK")
+`).finally(() => clearInterval(sampler));
+      expect(result.status).toBe("success");
+      expect(result.stdoutTruncated).toBe(true);
+      expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "HEAD-MARK\n".length + "TAIL-MARK\n".length);
+      expect(result.stdoutBytesCaptured + result.stdoutBytesOmitted).toBe(result.stdoutBytesTotal);
+      expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
+      expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
+      expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
+      expect(result.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\]/);
+      // Holding the output would need over 100 MB; the capture keeps 50 KB.
+      expect(peak - before).toBeLessThan(80 * 1024 * 1024);
+    }, timeout);
+
+    it("interrupts on abort and cancels the tool call in flight", async () => {
+      const controller = new AbortController();
+      const startedBefore = hang.started;
+      const cancelledBefore = hang.cancelled;
+      const result = await run('from codecall import hang\nprint("calling", flush=True)\nhang()\nprint("not reached")', {
+        signal: controller.signal,
+        onToolCall: (event) => {
+          if (event.phase === "start" && event.name === "hang") setTimeout(() => controller.abort("user sent a new message"), 50);
+        },
+      });
+      expect(result.status).toBe("interrupted");
+      expect(result.output).toBe("calling\n\n[execution interrupted — user sent a new message]");
+      expect(hang.started - startedBefore).toBe(1);
+      expect(hang.cancelled - cancelledBefore).toBe(1);
+    }, timeout);
+
+    it("says so when the interpreter is missing", async () => {
+      const result = await run("print(1)", { interpreter: "python-codecall-missing" });
+      expect(result.status).toBe("error");
+      expect(result.error).toMatch(/python-codecall-missing is not available in this environment/);
+    }, timeout);
+
+    it("refuses empty code without starting anything", async () => {
+      const result = await run("   \n");
+      expect(result).toMatchObject({ status: "error", error: "No code provided.", exitCode: null });
+    }, timeout);
+
+    it("leaves no run directory behind", async () => {
+      const result = await run("import os\nprint(os.path.dirname(os.path.abspath(__file__)))");
+      const runDir = result.output.trim();
+      const check = await environment.executeOneshot(`test -e '${runDir}' && echo present || echo removed`);
+      expect(check.stdout.trim()).toBe("removed");
+    }, timeout);
+  });
+}
