@@ -40,6 +40,14 @@ describe("RpcConnection: hello", () => {
     expect((await send(connection, call(2, "echo", { text: "x" }))).error?.code).toBe(-32001);
   });
 
+  it("revokes a connection that sends a hello with a wrong protocol after a good one", async () => {
+    const connection = makeDispatcher().createConnection();
+    await send(connection, hello(0));
+    expect((await send(connection, frame(1, "hello", { token: TOKEN, protocol: 99 }))).error?.code).toBe(-32007);
+    expect(connection.authenticated).toBe(false);
+    expect((await send(connection, call(2, "echo", { text: "x" }))).error?.code).toBe(-32001);
+  });
+
   it.each([
     ["2", 2],
     ["a string", "1"],

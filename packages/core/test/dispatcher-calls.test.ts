@@ -131,6 +131,17 @@ describe("RpcDispatcher: tools/call", () => {
     expect(dispatcher.inFlightCount).toBe(0);
   });
 
+  it.each([
+    ["a function", () => () => 1],
+    ["a symbol", () => Symbol("s")],
+  ])("answers a tool that returns %s with ToolFailed instead of a response without result", async (_, make) => {
+    const dispatcher = makeDispatcher({ tools: [tool("odd", make)] });
+    const connection = await openConnection(dispatcher);
+    const response = await send(connection, call(1, "odd", {}));
+    expect(response.error?.code).toBe(-32004);
+    expect(response.error?.message).toMatch(/^odd returned a result that is not JSON/);
+  });
+
   it("reports start and end events around each dispatched call", async () => {
     const events: ToolCallEvent[] = [];
     const dispatcher = makeDispatcher({

@@ -21,6 +21,9 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Names the module defines itself; a tool may not take them. */
 const RESERVED_NAMES = new Set(["ToolError", "call_tool", "call_tool_async"]);
 
+/** Module helpers the stub bodies call; a parameter of the same name would shadow them. */
+const STUB_HELPERS = new Set(["_codecall_call", "_codecall_acall"]);
+
 /** One parameter of a stub, with its Python spelling. */
 interface StubParameter {
   /** Name in the JSON arguments object. */
@@ -192,7 +195,7 @@ function pythonLiteral(value: unknown): string {
 function pythonParameterName(wireName: string): string {
   let name = wireName.replace(/[^A-Za-z0-9_]/g, "_");
   if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
-  if (PYTHON_KEYWORDS.has(name)) name = `${name}_`;
+  if (PYTHON_KEYWORDS.has(name) || STUB_HELPERS.has(name)) name = `${name}_`;
   return name;
 }
 

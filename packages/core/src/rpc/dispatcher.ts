@@ -146,6 +146,8 @@ export class RpcDispatcher {
         ),
         controller.signal,
       );
+      // JSON.stringify drops functions and symbols: the response would carry no result at all.
+      if (typeof result === "function" || typeof result === "symbol") throw new NotJsonError(`a ${typeof result}`);
       response = frame(rpcResult(id, result));
     } catch (error) {
       if (controller.signal.aborted) {
@@ -225,13 +227,14 @@ export class RpcConnection {
 
   #hello(request: RpcRequest): string {
     const params = (request.params ?? {}) as Record<string, unknown>;
+    // Any failed hello revokes the connection, whatever it was before.
+    this.#authenticated = false;
     if (params.protocol !== PROTOCOL_VERSION) {
       return frame(
         rpcError(request.id, RpcErrorCode.UnsupportedProtocol, `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`),
       );
     }
     if (!this.#dispatcher.checkToken(params.token)) {
-      this.#authenticated = false;
       return frame(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: wrong or missing run token"));
     }
     this.#authenticated = true;
