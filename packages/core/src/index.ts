@@ -76,3 +76,11 @@ export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";
 export { maskSecret, redactSecrets, type RedactOptions } from "./text/redact.js";
 export { newRunId, newRunToken } from "./ids.js";
+export {
+  isMissingCwdFailure,
+  remoteCommand,
+  remoteKillCommand,
+  WRAPPER_FAILURE_EXIT_CODE,
+  type RemoteCommand,
+  type RemoteCommandOptions,
+} from "./remote/remote-command.js";

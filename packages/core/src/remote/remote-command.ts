@@ -1,0 +1,73 @@
+/**
+ * Commands for backends that reach their environment through an exec API (docker, ssh, cloud
+ * sandboxes), which cannot signal a process tree, set a process group or keep secrets out of
+ * argv by themselves. The wrapper gives every such backend the same cwd, env, timeout and kill
+ * semantics as the local one; backends only carry its bytes.
+ */
+import { shellExports, shellQuote } from "../text/shell-quote.js";
+import type { CommandOptions } from "../environment.js";
+import killScript from "./kill-command.sh?raw";
+import runScript from "./run-command.sh?raw";
+
+/** Exit code of the wrapper when it could not start the command (bad header, missing cwd). */
+export const WRAPPER_FAILURE_EXIT_CODE = 125;
+
+/** Grace the in-environment timeout gives between SIGTERM and SIGKILL, in seconds. */
+const IN_ENVIRONMENT_GRACE_SECONDS = 2;
+
+export interface RemoteCommandOptions extends Pick<CommandOptions, "cwd" | "env" | "clearEnv" | "timeoutMs"> {
+  /**
+   * Where the wrapper records the command's process group, so {@link remoteKillCommand} can end
+   * it from a second exec. Omit it for commands nobody will need to kill.
+   */
+  pidFile?: string;
+}
+
+/** What a backend runs: `argv` (or `command`, its shell-quoted form) and the bytes to write first on stdin. */
+export interface RemoteCommand {
+  /** For exec APIs that take an argv array (docker). */
+  argv: string[];
+  /** The same as one shell command line (ssh). */
+  command: string;
+  /** Must be written to the process's stdin before anything else (then the caller's stdin, then EOF). */
+  stdinPrefix: string;
+}
+
+/** Wraps `command` for a remote exec. */
+export function remoteCommand(command: string, options: RemoteCommandOptions = {}): RemoteCommand {
+  const settings: Record<string, string> = {
+    CC_CWD: options.cwd ?? "",
+    CC_CLEAR: options.clearEnv ? "1" : "",
+    CC_EXPORTS: options.env ? shellExports(options.env) : "",
+    // The host keeps the precise timer; this one only has to hold if the host goes away, so whole
+    // seconds (which every `timeout` accepts) are enough.
+    CC_TIMEOUT: options.timeoutMs === undefined ? "" : String(Math.max(1, Math.ceil(options.timeoutMs / 1000))),
+    CC_GRACE: String(IN_ENVIRONMENT_GRACE_SECONDS),
+    CC_CMD: command,
+  };
+  const header = Object.entries(settings)
+    .map(([name, value]) => `${name}=${shellQuote(value)}`)
+    .join("\n");
+  const argv = ["sh", "-c", runScript, "codecall", ...(options.pidFile ? [options.pidFile] : [])];
+  return { argv, command: argv.map(shellQuote).join(" "), stdinPrefix: `${base64(header)}\n` };
+}
+
+/** A command that ends the group recorded in `pidFile`: SIGTERM, SIGKILL after `graceMs` (at once for 0). */
+export function remoteKillCommand(pidFile: string, graceMs = 0): { argv: string[]; command: string } {
+  const argv = ["sh", "-c", killScript, "codecall", pidFile, String(Math.ceil(graceMs / 100))];
+  return { argv, command: argv.map(shellQuote).join(" ") };
+}
+
+/** True when a wrapped command failed because its working directory does not exist. */
+export function isMissingCwdFailure(exitCode: number, stderr: string): boolean {
+  return exitCode === WRAPPER_FAILURE_EXIT_CODE && stderr.includes("codecall: no such working directory:");
+}
+
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let index = 0; index < bytes.length; index += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  }
+  return btoa(binary);
+}
