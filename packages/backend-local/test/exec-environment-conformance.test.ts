@@ -1,0 +1,30 @@
+// Core's generic ExecEnvironment (what exec-API backends such as docker and ssh build on), driven
+// through the plainest real exec primitive there is — a local process started from an argv — so
+// the remote wrapper's semantics are proven by the full conformance suite without any service.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { constants } from "node:os";
+import { Readable, Writable } from "node:stream";
+import { ExecEnvironment, type StartExec } from "@codecall/core";
+import { describeEnvironment } from "@codecall/conformance";
+
+const startLocalExec: StartExec = async ({ argv }) => {
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
+  await once(child, "spawn");
+  child.stdin.on("error", () => {});
+  return {
+    stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    stdout: Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+    stderr: Readable.toWeb(child.stderr) as unknown as ReadableStream<Uint8Array>,
+    exit: new Promise((resolve) => child.once("close", (code, signal) => resolve(signal ? { exitCode: 128 + constants.signals[signal], signal } : { exitCode: code ?? 1 }))),
+    close: () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    },
+  };
+};
+
+describeEnvironment({
+  name: "ExecEnvironment over local argv exec",
+  create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec }),
+});

@@ -1,0 +1,145 @@
+/**
+ * A complete Environment from one primitive — "start a command, give me its stdio and exit" —
+ * for backends that reach their environment through an exec API. Files travel through exec too
+ * (stdin up, base64 down), which works on any POSIX environment; a backend with a faster native
+ * channel (docker archives, sftp) passes its own file functions.
+ */
+import type {
+  Environment,
+  EnvironmentCapabilities,
+  ExecOptions,
+  ExecResult,
+  SpawnOptions,
+  WriteFileOptions,
+} from "../environment.js";
+import { CodecallError } from "../errors.js";
+import { shellQuote } from "../text/shell-quote.js";
+import { RemoteExecutor, type RemoteProcess, type StartExec } from "./remote-executor.js";
+
+/** Native file transfer a backend may offer instead of exec. */
+export interface NativeFiles {
+  writeFile?(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void>;
+  readFile?(path: string): Promise<Uint8Array>;
+}
+
+export interface ExecEnvironmentOptions {
+  backendId: string;
+  capabilities: EnvironmentCapabilities;
+  start: StartExec;
+  files?: NativeFiles;
+  /** Releases the backend's own resources (container, connection); runs once, after running commands were killed. */
+  onClose?: () => Promise<void>;
+}
+
+/** Exit code the file helpers use for "no such file". */
+const NOT_FOUND_EXIT_CODE = 3;
+const IS_DIRECTORY_EXIT_CODE = 4;
+
+export class ExecEnvironment implements Environment {
+  readonly backendId: string;
+  readonly capabilities: EnvironmentCapabilities;
+  readonly #executor: RemoteExecutor;
+  readonly #options: ExecEnvironmentOptions;
+  #defaultEnv: Promise<Readonly<Record<string, string>>> | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: ExecEnvironmentOptions) {
+    this.backendId = options.backendId;
+    this.capabilities = options.capabilities;
+    this.#options = options;
+    this.#executor = new RemoteExecutor({ start: (exec) => this.#guardedStart(exec), backendId: options.backendId });
+  }
+
+  execute(command: string, options?: ExecOptions): Promise<ExecResult> {
+    return this.#executor.execute(command, options);
+  }
+
+  /** Every exec is independent, so this is `execute`. */
+  executeOneshot(command: string, options?: ExecOptions): Promise<ExecResult> {
+    return this.#executor.execute(command, options);
+  }
+
+  spawn(command: string, options?: SpawnOptions): Promise<RemoteProcess> {
+    return this.#executor.spawn(command, options);
+  }
+
+  async writeFile(path: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    if (this.#options.files?.writeFile) {
+      this.#assertOpen();
+      return this.#options.files.writeFile(path, bytes, options);
+    }
+    const target = shellQuote(path);
+    const chmod = options.mode === undefined ? "" : ` && chmod ${options.mode.toString(8)} ${target}`;
+    await this.#executor.run(`mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, bytes);
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    if (this.#options.files?.readFile) {
+      this.#assertOpen();
+      return this.#options.files.readFile(path);
+    }
+    const target = shellQuote(path);
+    const result = await this.#executor.execute(
+      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; base64 < ${target}`,
+    );
+    if (result.exitCode === NOT_FOUND_EXIT_CODE) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
+    if (result.exitCode === IS_DIRECTORY_EXIT_CODE) throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
+    if (result.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `Could not read ${path}: ${result.stderr.trim()}`);
+    return fromBase64(result.stdout);
+  }
+
+  async tempDir(): Promise<string> {
+    const dir = (await this.#executor.run('umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-XXXXXX"')).trim();
+    if (!dir.startsWith("/")) throw new CodecallError("ENVIRONMENT_FAILED", `${this.backendId}: mktemp gave no directory (${dir})`);
+    return dir;
+  }
+
+  /** Read once (with `env -0`, so values may hold newlines) and cached. */
+  defaultEnv(): Promise<Readonly<Record<string, string>>> {
+    this.#defaultEnv ??= this.#executor.run("env -0").then(parseNulSeparatedEnv);
+    this.#defaultEnv.catch(() => (this.#defaultEnv = undefined));
+    return this.#defaultEnv;
+  }
+
+  /** Kills what is still running, then lets the backend release its resources. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.#executor.dispose();
+      await this.#options.onClose?.();
+      this.#closed = true;
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #guardedStart: StartExec = (exec) => {
+    this.#assertOpen();
+    return this.#options.start(exec);
+  };
+
+  #assertOpen(): void {
+    // dispose() still runs its cleanup commands while closing; only a finished close refuses work.
+    if (this.#closed) throw new CodecallError("ENVIRONMENT_CLOSED", `This ${this.backendId} environment is closed`);
+  }
+}
+
+function parseNulSeparatedEnv(output: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of output.split("\0")) {
+    const equals = entry.indexOf("=");
+    if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return env;
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text.replace(/\s+/g, ""));
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}

@@ -1,0 +1,215 @@
+/**
+ * `execute` and `spawn` for backends whose only primitive is "start a command and get its stdio"
+ * (docker exec, an ssh channel, a sandbox exec API). Built on the remote command wrapper: the
+ * backend provides {@link StartExec}; this class adds the Environment contract's semantics —
+ * process-tree kills through a second exec, timeouts (host timer plus an in-environment backstop),
+ * abort signals, output caps and clear errors for a missing working directory.
+ */
+import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
+import { CodecallError, errorMessage } from "../errors.js";
+import { newRunId } from "../ids.js";
+import { collectProcess, toExecResult } from "../process/collect.js";
+import { shellQuote } from "../text/shell-quote.js";
+import { isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
+
+/** A started remote command, as a backend delivers it. */
+export interface ExecChannel {
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Settles when the command ends; rejects when the backend loses it (connection or container gone). */
+  readonly exit: Promise<ProcessExit>;
+  /** Drops the host side of the channel (the remote command is not affected). Idempotent. */
+  close(): void;
+}
+
+/** How a backend starts a command: `argv` for exec APIs that take one, `command` for a shell line. */
+export type StartExec = (exec: { argv: string[]; command: string }) => Promise<ExecChannel>;
+
+export interface RemoteExecutorOptions {
+  start: StartExec;
+  /** Names the backend in error messages ("docker", "ssh", ...). */
+  backendId: string;
+}
+
+/** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
+const TIMEOUT_GRACE_MS = 2_000;
+
+export class RemoteExecutor {
+  readonly #start: StartExec;
+  readonly #backendId: string;
+  readonly #live = new Set<RemoteProcess>();
+  #stateDir: Promise<string> | undefined;
+
+  constructor(options: RemoteExecutorOptions) {
+    this.#start = options.start;
+    this.#backendId = options.backendId;
+  }
+
+  /** Runs a command to completion (see `Environment.execute`). */
+  async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    // A command without timeout or signal is never killed from here: it needs no pidfile, which
+    // saves a round trip on the first call (RPC pollers make many of these).
+    const killable = options.timeoutMs !== undefined || options.signal !== undefined;
+    const process = await this.#launch(command, options, killable);
+    const collected = await collectProcess(process, {
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+      ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+    });
+    if (isMissingCwdFailure(collected.exit.exitCode, collected.stderr.text)) {
+      throw new CodecallError("INVALID_PATH", `Working directory does not exist: ${options.cwd}`, { details: { cwd: options.cwd } });
+    }
+    return toExecResult(collected, process.timedOut);
+  }
+
+  /** Starts a command with streaming stdio (see `Environment.spawn`). */
+  spawn(command: string, options: SpawnOptions = {}): Promise<RemoteProcess> {
+    return this.#launch(command, options, true);
+  }
+
+  /** Kills every command still running and removes the pidfile directory (for the environment's close). */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.#live].map((process) => process.kill().catch(() => {})));
+    const dir = await this.#stateDir?.catch(() => undefined);
+    if (dir) await this.#run(shellExec(`rm -rf ${shellQuote(dir)}`)).catch(() => {});
+  }
+
+  /** Runs an unwrapped helper command (no env, cwd or timeout handling) and returns its stdout; rejects on failure. */
+  async run(script: string, stdin?: string | Uint8Array): Promise<string> {
+    return this.#run(shellExec(script), stdin);
+  }
+
+  async #launch(command: string, options: SpawnOptions, killable: boolean): Promise<RemoteProcess> {
+    const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
+    const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
+    const channel = await this.#start(wrapped);
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs), this.#backendId);
+    await process.ready;
+    process.watch(options);
+    this.#live.add(process);
+    const forget = () => this.#live.delete(process);
+    process.wait().then(forget, forget);
+    return process;
+  }
+
+  #pidDir(): Promise<string> {
+    this.#stateDir ??= this.#run(shellExec('umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-procs-XXXXXX"')).then((output) => {
+      const dir = output.trim();
+      if (!dir.startsWith("/")) throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: could not create a private directory (mktemp said: ${dir})`);
+      return dir;
+    });
+    return this.#stateDir;
+  }
+
+  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number): Promise<void> {
+    if (!pidFile) {
+      // Never registered for killing (no timeout, no signal): nothing inside can be reached.
+      channel.close();
+      return;
+    }
+    try {
+      await this.#run(remoteKillCommand(pidFile, graceMs));
+    } catch {
+      // The environment is unreachable, so is the process; at least release the host side.
+      channel.close();
+    }
+  }
+
+  /** Runs an unwrapped helper command and returns its stdout. */
+  async #run(exec: { argv: string[]; command: string }, stdin?: string | Uint8Array): Promise<string> {
+    const channel = await this.#start(exec);
+    const collected = await collectProcess(
+      { stdin: channel.stdin, stdout: channel.stdout, stderr: channel.stderr, wait: () => channel.exit, kill: async () => channel.close() },
+      stdin === undefined ? {} : { stdin },
+    );
+    if (collected.exit.exitCode !== 0) {
+      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: helper command failed (${collected.exit.exitCode}): ${collected.stderr.text.trim()}`);
+    }
+    return collected.stdout.text;
+  }
+}
+
+/** A command started through a {@link RemoteExecutor}. */
+export class RemoteProcess implements EnvironmentProcess {
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Resolves once the wrapper's header is on its way (stdin ordering depends on it). */
+  readonly ready: Promise<void>;
+  readonly #channel: ExecChannel;
+  readonly #exit: Promise<ProcessExit>;
+  readonly #killTree: (graceMs: number) => Promise<void>;
+  #exited = false;
+  #timedOut = false;
+  #killing: Promise<void> | undefined;
+
+  constructor(channel: ExecChannel, stdinPrefix: string, killTree: (graceMs: number) => Promise<void>, backendId: string) {
+    this.#channel = channel;
+    this.#killTree = killTree;
+    this.stdout = channel.stdout;
+    this.stderr = channel.stderr;
+    const writer = channel.stdin.getWriter();
+    this.ready = writer.write(new TextEncoder().encode(stdinPrefix));
+    this.stdin = new WritableStream<Uint8Array>({
+      write: (chunk) => writer.write(chunk),
+      close: () => writer.close(),
+      abort: (reason) => writer.abort(reason),
+    });
+    this.#exit = channel.exit.then(
+      (exit) => {
+        this.#exited = true;
+        return exit;
+      },
+      (error: unknown) => {
+        this.#exited = true;
+        channel.close();
+        throw new CodecallError("ENVIRONMENT_FAILED", `The ${backendId} environment lost the command: ${errorMessage(error)}`, { cause: error });
+      },
+    );
+    // A rejection nobody awaits yet must not crash the host.
+    this.#exit.catch(() => {});
+  }
+
+  /** True when the command was ended because its `timeoutMs` ran out. */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** Settles when the command ends. Rejects (`ENVIRONMENT_FAILED`) when the backend lost it. */
+  wait(): Promise<ProcessExit> {
+    return this.#exit;
+  }
+
+  kill(options: KillOptions = {}): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    this.#killing ??= this.#killTree(options.graceMs ?? 0);
+    return this.#killing;
+  }
+
+  /** @internal Arms the timeout and the abort signal of `options`. */
+  watch(options: SpawnOptions): void {
+    const cleanups: (() => void)[] = [];
+    if (options.timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        if (this.#exited) return;
+        this.#timedOut = true;
+        void this.kill({ graceMs: TIMEOUT_GRACE_MS });
+      }, options.timeoutMs);
+      cleanups.push(() => clearTimeout(timer));
+    }
+    const signal = options.signal;
+    if (signal) {
+      const onAbort = () => void this.kill();
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      cleanups.push(() => signal.removeEventListener("abort", onAbort));
+    }
+    const done = () => cleanups.forEach((cleanup) => cleanup());
+    this.#exit.then(done, done);
+  }
+}
+
+/** A shell snippet as both an argv and a command line. */
+function shellExec(script: string): { argv: string[]; command: string } {
+  return { argv: ["sh", "-c", script], command: `sh -c ${shellQuote(script)}` };
+}
