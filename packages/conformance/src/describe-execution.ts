@@ -12,7 +12,6 @@ import {
   type ToolDefinition,
   type Transport,
 } from "@codecall/core";
-import { builtinTools, terminalTool } from "@codecall/tools";
 import { processGoneCommand } from "./describe-environment.js";
 import { describeIntegration } from "./integration.js";
 
@@ -24,6 +23,11 @@ export interface ExecutionSuiteOptions {
    * fake secrets there to prove they never reach the script).
    */
   createEnvironment: (options: { env: Readonly<Record<string, string>> }) => Promise<Environment> | Environment;
+  /**
+   * The built-in tools (`builtinTools` from @codecall/tools): the suite drives `terminal`,
+   * `write_file` and `read_file` to prove tools act where the script runs.
+   */
+  builtinTools: readonly ToolDefinition[];
   /** The transport(s) to run with; a list means "first that supports the environment". */
   transport: () => Transport | readonly Transport[];
   unavailableReason?: string;
@@ -47,6 +51,8 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
     const probe = { inFlight: 0, maxInFlight: 0 };
     const hang = { started: 0, cancelled: 0 };
 
+    const terminalTool = options.builtinTools.find((tool) => tool.name === "terminal");
+    if (!terminalTool) throw new Error("describeExecution needs the built-in tools, terminal among them");
     const countingTerminal: ToolDefinition = {
       ...terminalTool,
       async execute(args, context) {
@@ -79,7 +85,7 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
           });
         }),
     });
-    const tools = [countingTerminal, ...builtinTools.filter((tool) => tool.name !== "terminal"), echoTool, hangTool];
+    const tools = [countingTerminal, ...options.builtinTools.filter((tool) => tool.name !== "terminal"), echoTool, hangTool];
 
     const run = (code: string, extra: Partial<ExecuteCodeOptions> = {}): Promise<ExecuteCodeResult> =>
       executeCode({ code, environment, transport: options.transport(), tools, ...extra });

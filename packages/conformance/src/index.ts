@@ -4,4 +4,5 @@
  * too, from their own vitest files.
  */
 export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
+export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
 export { describeIntegration, integrationRequired } from "./integration.js";

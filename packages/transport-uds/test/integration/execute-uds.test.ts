@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { defineTool, executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { describeExecution } from "@codecall/conformance";
+import { builtinTools } from "@codecall/tools";
 import { createTransport } from "../../src/index.js";
 
 describeExecution({
   name: "local + uds",
   createEnvironment: ({ env }) => createEnvironment({ env: { ...process.env, ...env } }),
+  builtinTools,
   transport: () => createTransport(),
   expectTransportId: "uds",
 });
