@@ -55,10 +55,16 @@ export async function loadToolModule(specifier: string, cwd: string, importModul
   }
   const found = new Set<ToolDefinition>();
   for (const [exportName, value] of Object.entries(module)) {
-    for (const candidate of Array.isArray(value) ? value : [value]) {
-      if (isToolDefinition(candidate)) found.add(candidate);
-      else if (exportName === "default" || exportName === "tools") {
-        throw new UsageError(`${specifier}: export ${exportName} holds something that is not a tool definition (needs name, description, parameters, execute)`);
+    if (isToolDefinition(value)) {
+      found.add(value);
+    } else if (Array.isArray(value)) {
+      // A list is meant as tools; anything else in it is a mistake worth naming. (A single
+      // non-tool export is ignored: helpers, constants, or tsx's CommonJS namespace under `default`.)
+      for (const item of value) {
+        if (!isToolDefinition(item)) {
+          throw new UsageError(`${specifier}: export ${exportName} holds something that is not a tool definition (needs name, description, parameters, execute)`);
+        }
+        found.add(item);
       }
     }
   }
