@@ -84,5 +84,5 @@ export {
   type RemoteCommand,
   type RemoteCommandOptions,
 } from "./remote/remote-command.js";
-export { RemoteExecutor, RemoteProcess, type ExecChannel, type RemoteExecutorOptions, type StartExec } from "./remote/remote-executor.js";
+export { RemoteExecutor, RemoteProcess, type ExecChannel, type ExecRequest, type RemoteExecutorOptions, type StartExec } from "./remote/remote-executor.js";
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";

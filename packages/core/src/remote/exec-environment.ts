@@ -27,6 +27,8 @@ export interface ExecEnvironmentOptions {
   capabilities: EnvironmentCapabilities;
   start: StartExec;
   files?: NativeFiles;
+  /** Where `tempDir()` creates directories (default: `$TMPDIR`, else `/tmp`, inside the environment). */
+  tempRoot?: string;
   /** Releases the backend's own resources (container, connection); runs once, after running commands were killed. */
   onClose?: () => Promise<void>;
 }
@@ -91,7 +93,8 @@ export class ExecEnvironment implements Environment {
   }
 
   async tempDir(): Promise<string> {
-    const dir = (await this.#executor.run('umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-XXXXXX"')).trim();
+    const root = this.#options.tempRoot === undefined ? '"${TMPDIR:-/tmp}"' : shellQuote(this.#options.tempRoot);
+    const dir = (await this.#executor.run(`umask 077 && mktemp -d ${root}/codecall-XXXXXX`)).trim();
     if (!dir.startsWith("/")) throw new CodecallError("ENVIRONMENT_FAILED", `${this.backendId}: mktemp gave no directory (${dir})`);
     return dir;
   }

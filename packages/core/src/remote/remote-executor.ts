@@ -23,8 +23,21 @@ export interface ExecChannel {
   close(): void;
 }
 
+/** What {@link StartExec} is asked to run. */
+export interface ExecRequest {
+  /** For exec APIs that take an argv array. */
+  argv: string[];
+  /** The same as one shell command line. */
+  command: string;
+  /**
+   * Set for the short commands that end other commands (kills). A backend that limits how many
+   * execs run at once must never queue these behind the very commands they are meant to end.
+   */
+  control?: boolean;
+}
+
 /** How a backend starts a command: `argv` for exec APIs that take one, `command` for a shell line. */
-export type StartExec = (exec: { argv: string[]; command: string }) => Promise<ExecChannel>;
+export type StartExec = (exec: ExecRequest) => Promise<ExecChannel>;
 
 export interface RemoteExecutorOptions {
   start: StartExec;
@@ -108,7 +121,7 @@ export class RemoteExecutor {
       return;
     }
     try {
-      await this.#run(remoteKillCommand(pidFile, graceMs));
+      await this.#run({ ...remoteKillCommand(pidFile, graceMs), control: true });
     } catch {
       // The environment is unreachable, so is the process; at least release the host side.
       channel.close();
@@ -116,7 +129,7 @@ export class RemoteExecutor {
   }
 
   /** Runs an unwrapped helper command and returns its stdout. */
-  async #run(exec: { argv: string[]; command: string }, stdin?: string | Uint8Array): Promise<string> {
+  async #run(exec: ExecRequest, stdin?: string | Uint8Array): Promise<string> {
     const channel = await this.#start(exec);
     const collected = await collectProcess(
       { stdin: channel.stdin, stdout: channel.stdout, stderr: channel.stderr, wait: () => channel.exit, kill: async () => channel.close() },

@@ -1,0 +1,83 @@
+/**
+ * Files over the connection's SFTP session: binary-safe, no process started on the host, and
+ * requests pipelined on one channel. Semantics match core's exec-based fallback: parent
+ * directories are created, `mode` is applied (also to an existing file), a missing file is
+ * `FILE_NOT_FOUND` and a directory `INVALID_PATH`.
+ */
+import { posix } from "node:path";
+import { CodecallError, type NativeFiles, type WriteFileOptions } from "@codecall/core";
+import type { SFTPWrapper } from "ssh2";
+
+/** SFTP status codes (draft-ietf-secsh-filexfer-02), the ones that matter here. */
+const NO_SUCH_FILE = 2;
+const PERMISSION_DENIED = 3;
+
+/** Native file functions for `ExecEnvironment`, each on the session `sftp()` gives. */
+export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFiles> {
+  return {
+    async writeFile(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
+      const session = await sftp();
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      const write = () => call<void>((done) => session.writeFile(path, bytes, options.mode === undefined ? {} : { mode: options.mode }, done));
+      try {
+        await write();
+      } catch (error) {
+        if (statusOf(error) !== NO_SUCH_FILE) throw fileError(error, path);
+        await ensureDirectory(session, posix.dirname(path));
+        await write().catch((retry: unknown) => Promise.reject(fileError(retry, path)));
+      }
+      // The mode given at open only applies when the file is created.
+      if (options.mode !== undefined) await call<void>((done) => session.chmod(path, options.mode!, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
+    },
+
+    async readFile(path: string): Promise<Uint8Array> {
+      const session = await sftp();
+      try {
+        return await call<Buffer>((done) => session.readFile(path, done));
+      } catch (error) {
+        if (statusOf(error) !== NO_SUCH_FILE && (await isDirectory(session, path))) {
+          throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
+        }
+        throw fileError(error, path);
+      }
+    },
+  };
+}
+
+/** `mkdir -p` over SFTP; tolerates directories that exist already or appear concurrently. */
+async function ensureDirectory(session: SFTPWrapper, dir: string): Promise<void> {
+  try {
+    await call<void>((done) => session.mkdir(dir, done));
+  } catch (error) {
+    if (statusOf(error) === NO_SUCH_FILE && posix.dirname(dir) !== dir) {
+      await ensureDirectory(session, posix.dirname(dir));
+      await call<void>((done) => session.mkdir(dir, done)).catch(async (retry: unknown) => {
+        if (!(await isDirectory(session, dir))) throw fileError(retry, dir);
+      });
+      return;
+    }
+    // OpenSSH answers a generic failure when the directory exists.
+    if (!(await isDirectory(session, dir))) throw fileError(error, dir);
+  }
+}
+
+async function isDirectory(session: SFTPWrapper, path: string): Promise<boolean> {
+  const stats = await call<{ isDirectory(): boolean }>((done) => session.stat(path, done)).catch(() => undefined);
+  return stats?.isDirectory() ?? false;
+}
+
+function fileError(error: unknown, path: string): CodecallError {
+  const status = statusOf(error);
+  if (status === NO_SUCH_FILE) return new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`, { cause: error });
+  const reason = status === PERMISSION_DENIED ? "permission denied" : error instanceof Error ? error.message : String(error);
+  return new CodecallError("ENVIRONMENT_FAILED", `ssh: SFTP failed on ${path}: ${reason}`, { cause: error });
+}
+
+function statusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+function call<T>(start: (done: (error: Error | undefined | null, value?: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value as T))));
+}
