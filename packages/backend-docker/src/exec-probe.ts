@@ -1,0 +1,26 @@
+/**
+ * A short command with no stdin whose combined output is wanted: the checks the session runs on a
+ * container (are the wrapper's tools there, can it still run commands). Deliberately simpler than
+ * `startDockerExec`, which itself relies on these checks to explain failures.
+ */
+import { PassThrough } from "node:stream";
+import { finished } from "node:stream/promises";
+import type Docker from "dockerode";
+import { settledExitCode } from "./exec-exit.js";
+
+export interface ProbeResult {
+  exitCode: number;
+  /** stdout and stderr together. */
+  output: string;
+}
+
+export async function probeExec(container: Docker.Container, argv: string[]): Promise<ProbeResult> {
+  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false });
+  const stream = await exec.start({});
+  const output = new PassThrough();
+  const chunks: Buffer[] = [];
+  output.on("data", (chunk: Buffer) => chunks.push(chunk));
+  container.modem.demuxStream(stream, output, output);
+  await finished(stream);
+  return { exitCode: (await settledExitCode(exec)) ?? -1, output: Buffer.concat(chunks).toString("utf8") };
+}
