@@ -5,4 +5,5 @@
  */
 export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
 export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
+export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";
 export { describeIntegration, integrationRequired } from "./integration.js";

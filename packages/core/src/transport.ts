@@ -40,7 +40,8 @@ export interface Transport {
    * Source of the guest-side client. For Python it must define
    * `_codecall_submit(method: str, params: dict) -> concurrent.futures.Future`, thread-safe, which
    * resolves to the JSON-RPC result or fails with `ToolError` (defined by the prelude before it,
-   * along with `_codecall_encode` and `_codecall_failed_future`).
+   * along with `_codecall_encode`, `_codecall_failed_future`, `_codecall_settle` and
+   * `_codecall_settle_response`).
    */
   guestClient(language: GuestLanguage): string;
 }

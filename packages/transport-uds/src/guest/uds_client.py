@@ -10,17 +10,6 @@ _RPC_SOCKET = _os.environ.get("CODECALL_RPC_SOCKET")
 _RPC_TOKEN = _os.environ.get("CODECALL_RPC_TOKEN")
 
 
-def _codecall_settle(future, result=None, error=None):
-    # The caller may have cancelled the future (asyncio task cancelled): that is not an error.
-    try:
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-    except _futures.InvalidStateError:
-        pass
-
-
 class _UdsConnection:
     def __init__(self, path, token):
         self.pending = {}
@@ -103,10 +92,7 @@ class _UdsClient:
                 if entry is None:
                     continue
                 future, tool = entry
-                if "error" in message:
-                    _codecall_settle(future, error=ToolError.from_rpc(message["error"], tool))
-                else:
-                    _codecall_settle(future, result=message.get("result"))
+                _codecall_settle_response(future, message, tool)
         except (OSError, ValueError):
             pass
         finally:

@@ -65,6 +65,27 @@ def _codecall_failed_future(error):
     return future
 
 
+def _codecall_settle(future, result=None, error=None):
+    # The caller may have cancelled the future (asyncio task cancelled): that is not an error.
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except _futures.InvalidStateError:
+        pass
+
+
+def _codecall_settle_response(future, message, tool):
+    """Settles a call's future from its JSON-RPC response (a decoded object)."""
+    if not isinstance(message, dict):
+        _codecall_settle(future, error=ToolError("malformed answer from the codecall host: %r" % (message,), tool=tool))
+    elif "error" in message:
+        _codecall_settle(future, error=ToolError.from_rpc(message["error"], tool))
+    else:
+        _codecall_settle(future, result=message.get("result"))
+
+
 def _codecall_arguments(arguments):
     # An argument left at None is not sent, so the tool applies its own default.
     return {name: value for name, value in arguments.items() if value is not None}

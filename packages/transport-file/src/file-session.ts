@@ -1,0 +1,185 @@
+/**
+ * Serves one run over files: a loop of polls, each ONE `executeOneshot` that writes the responses
+ * ready since the last poll and claims every new request. Claimed requests are dispatched at once
+ * and concurrently; a slow tool never holds up the next poll, and its response goes out with the
+ * first poll after it finishes (which it wakes). The interval is short while calls flow and backs
+ * off while the guest is idle.
+ */
+import { encodeFrame, newRunToken, rpcError, RpcErrorCode, type Environment, type RunContext, type TransportSession } from "@codecall/core";
+import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
+import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
+
+/** How a session paces its polls. */
+export interface PollPacing {
+  /** Interval while calls flow, in ms. */
+  minPollMs: number;
+  /** Interval the idle back-off grows to, in ms. */
+  maxPollMs: number;
+}
+
+/** Growth of the interval after each poll that found nothing to do. */
+const BACKOFF_FACTOR = 1.5;
+/** Requests one poll claims; the rest wait in `requests/` for the next poll. */
+const MAX_CLAIMS_PER_POLL = 256;
+/** Backstop inside the environment for one poll (it moves at most about one frame budget). */
+const POLL_TIMEOUT_MS = 120_000;
+/** How long `close()` waits for the poll in flight, and then for the last one, before giving up. */
+const CLOSE_GRACE_MS = 5_000;
+
+export class FileSession implements TransportSession {
+  readonly guestEnv: Readonly<Record<string, string>>;
+  readonly #environment: Environment;
+  readonly #run: RunContext;
+  readonly #rpcDir: string;
+  readonly #pacing: PollPacing;
+  /** Response frames not yet written, by request id. */
+  readonly #ready = new Map<string, string>();
+  /** Ids whose requests the host holds; the next poll removes their claimed files. */
+  readonly #acks = new Set<string>();
+  /** Ids dispatched whose claimed file may still be listed again (until an ack is confirmed). */
+  readonly #dispatched = new Set<string>();
+  /** Aborts a poll still running when `close()` stops waiting for it. */
+  readonly #abort = new AbortController();
+  readonly #loop: Promise<void>;
+  #intervalMs: number;
+  #wake: (() => void) | undefined;
+  #wakePending = false;
+  #serving = true;
+  #stopped = false;
+  #dirGone = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(environment: Environment, run: RunContext, rpcDir: string, pacing: PollPacing) {
+    this.#environment = environment;
+    this.#run = run;
+    this.#rpcDir = rpcDir;
+    this.#pacing = pacing;
+    this.#intervalMs = pacing.minPollMs;
+    this.guestEnv = { CODECALL_RPC_DIR: rpcDir, CODECALL_RPC_TOKEN: run.token };
+    this.#loop = this.#serve();
+  }
+
+  /**
+   * Stops polling: lets the poll in flight finish, then writes the responses that are ready and the
+   * `closed` marker in one last poll, so every guest call still waiting fails at once instead of
+   * hanging. Bounded even when the environment no longer answers. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#serving = false;
+    this.#wakeUp();
+    const idle = await settlesWithin(this.#loop, CLOSE_GRACE_MS);
+    if (idle && !this.#dirGone) await settlesWithin(this.#poll(true), CLOSE_GRACE_MS);
+    // From here on nothing of this session touches the environment again.
+    this.#stopped = true;
+    this.#abort.abort();
+  }
+
+  async #serve(): Promise<void> {
+    while (this.#serving && !this.#dirGone) {
+      await this.#sleep();
+      if (this.#serving) await this.#poll(false);
+    }
+  }
+
+  async #poll(closing: boolean): Promise<void> {
+    const responses = new Map(this.#ready);
+    const acks = [...this.#acks];
+    this.#ready.clear();
+    this.#acks.clear();
+    const boundary = newRunToken();
+    const maxFileBytes = this.#run.maxFrameBytes + TOKEN_LINE_BYTES;
+    const { command, stdin } = pollCommand({
+      rpcDir: this.#rpcDir,
+      boundary,
+      maxFileBytes,
+      budgetBytes: maxFileBytes,
+      maxClaims: MAX_CLAIMS_PER_POLL,
+      responses,
+      acks,
+      closing,
+    });
+    let requests: PolledRequest[] | undefined;
+    try {
+      const result = await this.#environment.executeOneshot(command, { stdin, timeoutMs: POLL_TIMEOUT_MS, signal: this.#abort.signal });
+      if (result.exitCode === RPC_DIR_GONE_EXIT_CODE) this.#dirGone = true;
+      else if (result.exitCode === 0) requests = parsePollOutput(result.stdout, boundary);
+    } catch {
+      // A failed exec is a lost poll, handled below like any other.
+    }
+    if (this.#stopped) return;
+    if (requests === undefined) {
+      // How far the lost poll got is unknown: send it all again. Rewriting a response is harmless
+      // (the guest reads each id once), and a request it did claim is listed again, as "old".
+      for (const [id, frame] of responses) if (!this.#ready.has(id)) this.#ready.set(id, frame);
+      for (const id of acks) this.#acks.add(id);
+      this.#intervalMs = this.#pacing.maxPollMs;
+      return;
+    }
+    // Confirmed: those claimed files are gone, so their ids can never be listed again.
+    for (const id of acks) this.#dispatched.delete(id);
+    for (const request of requests) this.#accept(request);
+    const busy = requests.length > 0 || this.#ready.size > 0;
+    this.#intervalMs = busy ? this.#pacing.minPollMs : Math.min(this.#pacing.maxPollMs, this.#intervalMs * BACKOFF_FACTOR);
+  }
+
+  /** Dispatches a request the host has not seen; a listing seen before is skipped. */
+  #accept(request: PolledRequest): void {
+    this.#acks.add(request.id);
+    if (this.#dispatched.has(request.id)) {
+      // An old listing is a request already being answered (the ack had not landed yet). A fresh
+      // one is a second file under an id still in flight: it gets its own (error) answer.
+      if (request.fresh) {
+        this.#respond(request.id, encodeFrame(rpcError(request.id, RpcErrorCode.InvalidRequest, "Invalid request: this id is already in use")));
+      }
+      return;
+    }
+    this.#dispatched.add(request.id);
+    void answerRequest(request, this.#run).then((frame) => this.#respond(request.id, frame));
+  }
+
+  #respond(id: string, frame: string): void {
+    if (this.#stopped) return;
+    this.#ready.set(id, frame);
+    this.#intervalMs = this.#pacing.minPollMs;
+    this.#wakeUp();
+  }
+
+  #sleep(): Promise<void> {
+    if (this.#wakePending) {
+      this.#wakePending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.#intervalMs);
+      this.#wake = done;
+    });
+  }
+
+  /** Ends the current sleep, or skips the next one when a poll is running. */
+  #wakeUp(): void {
+    if (this.#wake) this.#wake();
+    else this.#wakePending = true;
+  }
+}
+
+/** True when `promise` settles within `ms`; false when it is still pending then. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settle = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settle, settle);
+  });
+}

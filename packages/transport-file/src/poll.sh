@@ -1,0 +1,91 @@
+# codecall file transport: one host poll, run by `sh` inside the environment.
+#
+# The host puts these settings in front of this text (see poll-script.ts):
+#   rpc         the run's RPC dir: requests/ claimed/ responses/ guest-tmp/ host-tmp/
+#   boundary    random per poll; starts every header line of the output
+#   max_file    a request file larger than this is reported by its size, unread
+#   budget      bytes of request content one poll prints (always at least one request)
+#   max_claims  requests one poll claims
+#   has_input   1 when stdin carries responses and acknowledgements
+#   closing     1 for the last poll: write the responses, leave the `closed` marker, claim nothing
+#
+# Stdin, one line each: "R <id> <response frame>" or "A <id>" (the host holds <id>'s request, so
+# its claimed file can go). Output: "<boundary> <id> <new|old> <size>" then the request file and a
+# newline, for each request printed; then "<boundary> end", which proves the output is complete.
+# Ids reach the host only after the checks below, and the host checks them again.
+LC_ALL=C
+export LC_ALL
+umask 077
+# Gone: the run has ended and core removed its dir. Never recreate anything in it.
+cd "$rpc" 2>/dev/null || exit 86
+
+# 1. Responses go to host-tmp/ and are then renamed into responses/, so a guest never reads a
+#    partial file. One awk, one mv and one rm for all of them: no payload reaches a command line.
+if [ "$has_input" = 1 ]; then
+  acked=$(awk -v FS='\n' '
+    substr($0, 1, 2) == "R " {
+      rest = substr($0, 3); cut = index(rest, " ")
+      file = "host-tmp/" substr(rest, 1, cut - 1) ".json"
+      print substr(rest, cut + 1) > file; close(file); next
+    }
+    substr($0, 1, 2) == "A " { print "claimed/" substr($0, 3) ".json" }
+  ') || exit 1
+  set -- host-tmp/*.json
+  if [ -e "$1" ]; then mv -f -- "$@" responses/ || exit 1; fi
+  # Unquoted on purpose: a list of validated names ([A-Za-z0-9_-]), split into arguments.
+  if [ -n "$acked" ]; then rm -f -- $acked || exit 1; fi
+fi
+
+if [ "$closing" = 1 ]; then
+  # Written after the last responses: a guest that sees it has seen every answer there will be.
+  : > closed || exit 1
+  echo "$boundary end"
+  exit 0
+fi
+
+# 2. Claim: rename new requests into claimed/ (one rename each, so no request is claimed twice).
+#    Anything that is not a regular file named <id>.json is removed unread.
+set --
+new=" "
+for path in requests/* requests/.[!.]* requests/..?*; do
+  [ -e "$path" ] || [ -h "$path" ] || continue
+  name=${path#requests/}
+  id=${name%.json}
+  [ "$id.json" = "$name" ] || id=
+  case $id in
+    '' | *[!A-Za-z0-9_-]*) rm -rf -- "$path"; continue ;;
+  esac
+  if [ "${#id}" -gt 128 ] || [ -h "$path" ] || [ ! -f "$path" ]; then
+    rm -rf -- "$path"
+    continue
+  fi
+  # A guest reused an id whose first request the host does not hold yet: take this one later.
+  [ -e "claimed/$name" ] && continue
+  [ "$#" -lt "$max_claims" ] || break
+  set -- "$@" "$path"
+  new="$new$id "
+done
+if [ "$#" -gt 0 ]; then mv -f -- "$@" claimed/; fi
+
+# 3. Print every claimed request the host has not acknowledged: the new ones, and old ones whose
+#    earlier output was lost or did not fit the budget. Sizes come first (wc reads no content), so
+#    a file over the limit is never read and one poll prints about `budget` bytes at most.
+set -- claimed/*.json
+if [ -e "$1" ]; then
+  wc -c -- "$@" | awk -v boundary="$boundary" -v max_file="$max_file" -v budget="$budget" -v new="$new" '
+    $2 == "total" || NF != 2 { next }
+    {
+      size = $1 + 0; path = $2
+      id = substr(path, 9, length(path) - 13)
+      age = index(new, " " id " ") ? "new" : "old"
+      if (size > max_file) { printf "%s %s %s %d\n\n", boundary, id, age, size; next }
+      if (printed > 0 && printed + size > budget) next
+      printf "%s %s %s %d\n", boundary, id, age, size
+      while ((getline line < path) > 0) print line
+      close(path)
+      print ""
+      printed += size
+    }
+  ' || exit 1
+fi
+echo "$boundary end"
