@@ -122,6 +122,18 @@ describe("remoteCommand wrapper", () => {
     expect(await processGone(Number(await readFile(childPidFile, "utf8")))).toBe(true);
   });
 
+  it("reports a killed command by its exit code alone, with no shell job notice on stderr", async () => {
+    const pidFile = path.join(dir, "noisy.pid");
+    // Under `timeout`, which re-raises the SIGTERM it forwards: dash's `wait` would print "Terminated".
+    const started = runWrapped("echo started; sleep 300", { pidFile, timeoutMs: 60_000 });
+    for (let attempt = 0; attempt < 100 && !/^\d+$/.test((await readFile(pidFile, "utf8").catch(() => "")).trim()); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await run(remoteKillCommand(pidFile, 1000).argv).done;
+    const result = await started.done;
+    expect(result).toEqual({ code: 143, stdout: "started\n", stderr: "" });
+  });
+
   it("kills at once with no grace, and does nothing for a finished command", async () => {
     const pidFile = path.join(dir, "quick.pid");
     expect((await runWrapped("true", { pidFile }).done).code).toBe(0);

@@ -38,7 +38,9 @@ exec 3<&0
 exec 3<&-
 cc_leader=$!
 [ -z "$cc_pidfile" ] || printf '%s\n' "$cc_leader" > "$cc_pidfile"
-wait "$cc_leader"
+# dash reports a background job that died of a signal ("Terminated") on the shell's stderr, which
+# is the command's: `timeout` re-raises the SIGTERM of a kill. The exit status says it already.
+wait "$cc_leader" 2>/dev/null
 cc_status=$?
 [ -z "$cc_setsid" ] || kill -KILL "-$cc_leader" 2>/dev/null
 [ -z "$cc_pidfile" ] || printf 'done\n' > "$cc_pidfile"
