@@ -3,7 +3,7 @@
 // answer on its port, else the suites skip (or fail under CODECALL_REQUIRE_INTEGRATION=1).
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -128,4 +128,31 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Kills a whole sshd like a crash would: the listener and every per-connection sshd process
+ * under it, with SIGKILL. Returns the pids of the other processes under it (the commands the
+ * sessions ran, now orphaned), so the caller can clean them up.
+ */
+export async function crashServer(pidFile: string): Promise<number[]> {
+  const master = Number((await readFile(pidFile, "utf8")).trim());
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+    if (match) {
+      parents.set(Number(entry), Number(match[2]));
+      names.set(Number(entry), match[1]!);
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let current = parents.get(pid); current !== undefined && current > 1; current = parents.get(current)) if (current === master) return true;
+    return false;
+  };
+  const tree = [...parents.keys()].filter(under);
+  for (const pid of [master, ...tree.filter((pid) => names.get(pid)!.startsWith("sshd"))]) killQuietly(pid, "SIGKILL");
+  return tree.filter((pid) => !names.get(pid)!.startsWith("sshd"));
 }

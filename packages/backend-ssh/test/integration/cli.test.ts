@@ -1,0 +1,50 @@
+// The built CLI drives the SSH backend: `codecall run --backend ssh -o key=value ...`. It runs
+// from this package's directory, where the CLI's resolver finds the file transport (a dev
+// dependency here) next to this backend.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { expect, it } from "vitest";
+import { describeIntegration } from "@codecall/conformance";
+import { repoRoot, sshd } from "./sshd.js";
+
+const bin = path.join(repoRoot, "packages/cli/dist/bin.js");
+const packageDir = path.join(repoRoot, "packages/backend-ssh");
+const unavailable = sshd.unavailableReason ?? (existsSync(bin) ? undefined : `the CLI is not built (${bin}); run pnpm build`);
+
+async function codecall(args: string[], script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = promisify(execFile)(process.execPath, [bin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000 });
+  child.child.stdin!.end(script);
+  return child.then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
+
+describeIntegration("codecall run --backend ssh", unavailable, () => {
+  const server = sshd.server!;
+  const options = () => [
+    "--backend", "ssh",
+    "-o", `host=${server.host}`,
+    "-o", `port=${server.port}`,
+    "-o", `username=${server.user}`,
+  ];
+
+  it("runs the script on the host and prints the JSON result", async () => {
+    const result = await codecall(
+      [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`, "--json"],
+      'from codecall import terminal\nprint(terminal("id -un")["output"].strip())\n',
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: `${server.user}\n`, toolCallsMade: 1, backend: "ssh", transport: "file" });
+  });
+
+  it("reports a refused login clearly, without the password, even verbose", async () => {
+    const password = "cli-SECRET-password-93b1";
+    const result = await codecall([...options(), "-o", `password=${password}`, "-o", `knownHostsPath=${server.knownHostsPath}`, "-v"], "print(1)\n");
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`ssh: ${server.user}@${server.host}:${server.port} refused the login (tried password)`);
+    expect(result.stdout + result.stderr).not.toContain(password);
+  });
+});

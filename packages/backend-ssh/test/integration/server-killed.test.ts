@@ -1,0 +1,48 @@
+// The SSH server dies mid-run (killed like a crash): what was running fails promptly with a clear
+// error, executeCode returns an error result instead of hanging, and later commands say the host
+// cannot be reached. Uses a private sshd so the shared one stays up.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { CodecallError, executeCode } from "@codecall/core";
+import { describeIntegration } from "@codecall/conformance";
+import { builtinTools } from "@codecall/tools";
+import { createTransport } from "@codecall/transport-file";
+import { createEnvironment, type SshEnvironment } from "../../src/index.js";
+import { connectionOptions, crashServer, killQuietly, privateServerUnavailable, startPrivateServer } from "./sshd.js";
+
+describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), () => {
+  let server: Awaited<ReturnType<typeof startPrivateServer>>;
+  let environment: SshEnvironment;
+  const orphans: number[] = [];
+
+  beforeAll(async () => {
+    server = await startPrivateServer();
+    environment = await createEnvironment(connectionOptions(server.server));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const pid of orphans) killQuietly(pid, "SIGKILL");
+    await environment?.close();
+    await server?.dispose();
+  });
+
+  it("ends a running executeCode with an error result naming the lost connection, and refuses later commands clearly", async () => {
+    let crashed: Promise<void> | undefined;
+    const result = await executeCode({
+      code: 'from codecall import terminal\nimport time\nprint(terminal("echo tool-ok")["output"].strip(), flush=True)\ntime.sleep(120)',
+      environment,
+      transport: createTransport(),
+      tools: builtinTools,
+      limits: { timeoutMs: 300_000 },
+      onStdout: () => {
+        crashed ??= crashServer(server.pidFile).then((left) => void orphans.push(...left));
+      },
+    });
+    await crashed;
+    expect(result.status).toBe("error");
+    expect(result.error).toMatch(/^ssh environment failed: The ssh environment lost the command: ssh: the connection to codecall@127\.0\.0\.1:\d+ was lost/);
+
+    const later = await environment.execute("true").catch((error: unknown) => error);
+    expect(CodecallError.isInstance(later, "ENVIRONMENT_FAILED")).toBe(true);
+    expect((later as Error).message).toMatch(/cannot connect to 127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+  }, 60_000);
+});
