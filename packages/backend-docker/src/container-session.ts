@@ -115,10 +115,24 @@ export class ContainerSession implements ExecTarget {
     try {
       await this.#checkTools(container);
     } catch (error) {
-      if (this.owned) await container.remove({ force: true }).catch(() => {});
-      throw error;
+      if (!this.owned) throw error;
+      const exited = await this.#exitedAtStart(container);
+      await container.remove({ force: true }).catch(() => {});
+      throw exited ?? error;
     }
     return container;
+  }
+
+  /** A new container that is already gone again: its keep-alive `sh` could not run. */
+  async #exitedAtStart(container: Docker.Container): Promise<CodecallError | undefined> {
+    const state = await container.inspect().then((info) => info.State, () => undefined);
+    if (!state || state.Running) return undefined;
+    const image = this.#options.image;
+    // 127: docker-init could not exec the keep-alive (the shell's "command not found" too).
+    if (state.ExitCode === 127) {
+      return new CodecallError("ENVIRONMENT_FAILED", `Image ${image} has no POSIX shell (sh): codecall runs every command through sh, so it needs an image with sh and coreutils.`);
+    }
+    return new CodecallError("ENVIRONMENT_FAILED", `The container from image ${image} exited right after it started (exit code ${state.ExitCode}${state.Error ? `: ${state.Error}` : ""}).`);
   }
 
   async #create(): Promise<Docker.Container> {
@@ -146,11 +160,6 @@ export class ContainerSession implements ExecTarget {
       await container.start();
     } catch (error) {
       await container.remove({ force: true }).catch(() => {});
-      if (/executable file not found|no such file or directory/i.test(errorMessage(error))) {
-        throw new CodecallError("ENVIRONMENT_FAILED", `Image ${image} has no POSIX shell (sh): codecall runs every command through sh, so it needs an image with sh and coreutils.`, {
-          cause: error,
-        });
-      }
       throw this.#engineError(`start a container from ${image}`, error);
     }
     return container;

@@ -1,0 +1,112 @@
+// What goes wrong with containers, and how it is reported: a container killed or removed while a
+// command or a script runs, a missing image, an image without sh, a container without the tools.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { finished } from "node:stream/promises";
+import Docker from "dockerode";
+import { afterAll, expect, it } from "vitest";
+import { executeCode, type EnvironmentProcess } from "@codecall/core";
+import { describeIntegration } from "@codecall/conformance";
+import { builtinTools } from "@codecall/tools";
+import { createTransport } from "@codecall/transport-file";
+import { createEnvironment, type DockerEnvironment } from "../../src/index.js";
+import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
+
+const docker = new Docker();
+const cleanups: (() => Promise<unknown>)[] = [];
+
+/** Reads a process's stdout until `marker` has appeared. */
+async function waitForOutput(process: EnvironmentProcess, marker: string): Promise<void> {
+  const reader = process.stdout.getReader();
+  let seen = "";
+  while (!seen.includes(marker)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`stdout ended before ${marker}: ${seen}`);
+    seen += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+}
+
+async function environment(): Promise<DockerEnvironment> {
+  const created = await createEnvironment({ image: TEST_IMAGE });
+  cleanups.push(() => created.close());
+  return created;
+}
+
+describeIntegration("docker backend: failures", dockerUnavailable, () => {
+  afterAll(async () => {
+    await Promise.all(cleanups.map((cleanup) => cleanup().catch(() => {})));
+  });
+
+  it("rejects a running command with the reason when the container is killed from outside", async () => {
+    const env = await environment();
+    const running = await env.spawn("echo started; sleep 300");
+    await waitForOutput(running, "started");
+    await docker.getContainer(env.containerId!).kill();
+    await expect(running.wait()).rejects.toThrow(
+      new RegExp(`^The docker environment lost the command: container ${env.containerName} stopped \\(exit code 137\\): it was stopped or killed outside codecall$`),
+    );
+    await expect(env.execute("true")).rejects.toThrow(/stopped \(exit code 137\)/);
+    await env.close();
+  });
+
+  it.each([
+    ["killed", (container: Docker.Container) => container.kill()],
+    ["removed", (container: Docker.Container) => container.remove({ force: true })],
+  ])("ends a script with a clear error result, not a hang, when its container is %s mid-run", async (_how, strike) => {
+    const env = await environment();
+    let struck: Promise<unknown> | undefined;
+    const result = await executeCode({
+      environment: env,
+      transport: createTransport(),
+      tools: builtinTools,
+      code: 'import time\nprint("started", flush=True)\ntime.sleep(300)',
+      onStdout: () => void (struck ??= strike(docker.getContainer(env.containerId!))),
+    });
+    await struck;
+    expect(result.status).toBe("error");
+    // A removal is seen either done or half-way (the container stopped on its way out).
+    expect(result.error).toMatch(
+      new RegExp(
+        `^docker environment failed: The docker environment lost the command: container ${env.containerName} ` +
+          "(was removed \\(outside codecall\\) while in use|stopped \\(exit code 137\\): it was stopped or killed outside codecall)$",
+      ),
+    );
+    await env.close();
+  });
+
+  it("says an image is missing and that codecall does not pull it unless asked", async () => {
+    await expect(createEnvironment({ image: "codecall-no-such-image:never" })).rejects.toThrow(
+      /^Docker image codecall-no-such-image:never is not present on the engine at .*, and codecall never pulls unless asked: run `docker pull codecall-no-such-image:never` \(or build it\), or set the pull option/,
+    );
+  });
+
+  it("says an image has no sh", async () => {
+    // An image whose only file is a text file: nothing can run in it.
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-nosh-"));
+    await writeFile(path.join(dir, "README"), "no shell here\n");
+    const tarball = path.join(dir, "rootfs.tar");
+    execFileSync("tar", ["-C", dir, "-cf", tarball, "README"]);
+    const image = "codecall-test-nosh:latest";
+    const progress = await docker.importImage(tarball, { repo: "codecall-test-nosh", tag: "latest" });
+    await new Promise((resolve, reject) => docker.modem.followProgress(progress, (error: unknown) => (error ? reject(error) : resolve(undefined))));
+    cleanups.push(() => docker.getImage(image).remove({ force: true }));
+    await rm(dir, { recursive: true, force: true });
+
+    await expect(createEnvironment({ image })).rejects.toThrow(`Image ${image} has no POSIX shell (sh)`);
+    const leftovers = await docker.listContainers({ all: true, filters: { ancestor: [image] } });
+    expect(leftovers).toEqual([]);
+  });
+
+  it("lists the tools a container lacks", async () => {
+    const container = await docker.createContainer({ Image: TEST_IMAGE, Cmd: ["sleep", "infinity"] });
+    cleanups.push(() => container.remove({ force: true }));
+    await container.start();
+    const exec = await container.exec({ Cmd: ["rm", "/usr/bin/setsid", "/usr/bin/timeout"] });
+    const removal = await exec.start({});
+    await finished(removal.resume());
+    await expect(createEnvironment({ container: container.id })).rejects.toThrow(/ lacks setsid, timeout: codecall's command wrapper needs sh with base64, awk, mktemp, setsid, timeout/);
+  });
+});
