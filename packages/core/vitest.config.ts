@@ -1,9 +1,11 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, mergeConfig } from "vitest/config";
+import shared from "../../vitest.shared.ts";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    // Unit tests only; integration suites (real services) live under test/integration/.
-    exclude: ["test/integration/**", "node_modules/**", "dist/**"],
-  },
-});
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      include: ["test/**/*.test.ts"],
+    },
+  }),
+);

@@ -1,10 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, mergeConfig } from "vitest/config";
+import shared from "../../vitest.shared.ts";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["node_modules/**", "dist/**"],
-    // Every case starts real processes; a slow machine should not turn that into a failure.
-    testTimeout: 30_000,
-  },
-});
+export default mergeConfig(shared, defineConfig({ test: { include: ["test/**/*.test.ts"] } }));

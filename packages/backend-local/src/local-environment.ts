@@ -3,7 +3,7 @@
  * own process group. Timeouts, aborts and `close()` end whole process trees.
  */
 import { spawn as spawnChild } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -112,6 +112,11 @@ export class LocalEnvironment implements Environment {
     this.#assertOpen();
     // mkdtemp creates the directory with mode 0700.
     return mkdtemp(path.join(this.#tempRoot, "codecall-"));
+  }
+
+  async remove(filePath: string): Promise<void> {
+    this.#assertOpen();
+    await rm(this.resolve(filePath), { recursive: true, force: true });
   }
 
   async defaultEnv(): Promise<Readonly<Record<string, string>>> {

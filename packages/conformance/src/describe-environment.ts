@@ -244,6 +244,19 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
       }, timeout);
     });
 
+    describe("remove", () => {
+      it("removes a directory tree and a single file, and succeeds when nothing is there", async () => {
+        await environment.writeFile(`${scratch}/tree/a/b.txt`, "x");
+        await environment.writeFile(`${scratch}/single.txt`, "x");
+        await environment.remove(`${scratch}/tree`);
+        await environment.remove(`${scratch}/single.txt`);
+        await environment.remove(`${scratch}/never-existed`);
+        const listing = await environment.execute(`ls -A ${q(scratch)}`);
+        expect(listing.stdout.split("\n")).not.toContain("tree");
+        expect(listing.stdout.split("\n")).not.toContain("single.txt");
+      }, timeout);
+    });
+
     describe("close", () => {
       it("is idempotent and refuses work afterwards", async () => {
         const own = await options.create();

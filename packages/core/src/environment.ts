@@ -116,6 +116,8 @@ export interface Environment extends AsyncDisposable {
   readFile(path: string): Promise<Uint8Array>;
   /** Creates a new, empty directory that only the environment's user can enter (0700). */
   tempDir(): Promise<string>;
+  /** Removes a file or a whole directory tree; succeeds when nothing is there. */
+  remove(path: string): Promise<void>;
   /** The variables a command gets when no `env` option is given. */
   defaultEnv(): Promise<Readonly<Record<string, string>>>;
   /** Releases everything the environment holds. Idempotent. */

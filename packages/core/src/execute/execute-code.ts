@@ -161,7 +161,7 @@ export function selectTools(tools: readonly ToolDefinition[], allowed: readonly 
 
 async function removeRunDir(environment: Environment, runDir: string): Promise<void> {
   try {
-    await environment.executeOneshot(`rm -rf -- ${shellQuote(runDir)}`, { timeoutMs: 30_000 });
+    await environment.remove(runDir);
   } catch {
     // The environment may be gone (that is how the run failed); nothing is left to clean then.
   }

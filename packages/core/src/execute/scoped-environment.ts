@@ -61,6 +61,10 @@ export class ScopedEnvironment implements Environment {
     return this.#inner.tempDir();
   }
 
+  remove(path: string): Promise<void> {
+    return this.#inner.remove(this.resolvePath(path));
+  }
+
   async defaultEnv(): Promise<Readonly<Record<string, string>>> {
     return this.#scope.env;
   }

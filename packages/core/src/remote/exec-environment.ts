@@ -99,6 +99,10 @@ export class ExecEnvironment implements Environment {
     return dir;
   }
 
+  async remove(path: string): Promise<void> {
+    await this.#executor.run(`rm -rf -- ${shellQuote(path)}`);
+  }
+
   /** Read once (with `env -0`, so values may hold newlines) and cached. */
   defaultEnv(): Promise<Readonly<Record<string, string>>> {
     this.#defaultEnv ??= this.#executor.run("env -0").then(parseNulSeparatedEnv);

@@ -1,14 +1,15 @@
 # Part of the codecall guest module: what every transport client builds on.
 #
+# Imports are kept to what every call needs: a script pays for them at start-up (asyncio alone
+# costs tens of milliseconds, so the async helpers import it when first used).
+#
 # The generated module is: this prelude, then a transport's client (which must define
 # `_codecall_submit(method, params) -> concurrent.futures.Future`), then one stub per tool.
 from __future__ import annotations
 
-import asyncio as _asyncio
 import concurrent.futures as _futures
 import json as _json
 import os as _os
-from typing import Any
 
 
 class ToolError(Exception):

@@ -6,8 +6,10 @@ def _codecall_call(name, arguments):
 
 
 async def _codecall_acall(name, arguments):
+    import asyncio
+
     future = _codecall_submit("tools/call", {"name": name, "arguments": _codecall_arguments(arguments)})
-    return await _asyncio.wrap_future(future)
+    return await asyncio.wrap_future(future)
 
 
 def call_tool(tool, /, **arguments):

@@ -1,0 +1,64 @@
+// Shared helpers of the benchmarks: statistics, formatting, and the Python loop that times tool
+// calls from inside the script (so the numbers are what a script sees, not what the host sees).
+import { defineTool, executeCode } from "@codecall/core";
+
+/** median/min/max of numeric samples. */
+export function stats(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return { median, min: sorted[0], max: sorted.at(-1), n: sorted.length };
+}
+
+/** One result line: `label  median X  (min Y, max Z, n=N)`. */
+export function report(label, samples, unit) {
+  const { median, min, max, n } = stats(samples);
+  const format = (value) => (unit === "µs" ? `${Math.round(value)} µs` : unit === "ms" ? `${value.toFixed(1)} ms` : `${value.toFixed(2)} s`);
+  console.log(`${label.padEnd(58)} median ${format(median).padStart(9)}   (min ${format(min)}, max ${format(max)}, n=${n})`);
+}
+
+/** A tool that does nothing: what is measured is the transport and the dispatcher. */
+export const noopTool = defineTool({
+  name: "noop",
+  description: "Does nothing.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+  execute: () => null,
+});
+
+/**
+ * Round trips of `calls` sequential no-op tool calls, timed in Python with perf_counter_ns,
+ * in microseconds.
+ */
+export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200 }) {
+  const result = await executeCode({
+    environment,
+    transport,
+    tools: [noopTool],
+    limits: { maxToolCalls: calls + warmup, maxStdoutBytes: 4_000_000, timeoutMs: 600_000 },
+    code: `
+import json, time
+from codecall import noop
+for _ in range(${warmup}):
+    noop()
+samples = []
+for _ in range(${calls}):
+    started = time.perf_counter_ns()
+    noop()
+    samples.append((time.perf_counter_ns() - started) / 1000)
+print(json.dumps(samples))
+`,
+  });
+  if (result.status !== "success") throw new Error(`round-trip script failed: ${result.error}\n${result.output}`);
+  return JSON.parse(result.output);
+}
+
+/** Runs `fn` `times` times and returns the durations in ms. */
+export async function timeRepeated(times, fn) {
+  const samples = [];
+  for (let index = 0; index < times; index += 1) {
+    const started = performance.now();
+    await fn(index);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}

@@ -1,0 +1,85 @@
+// Local backend + UDS transport: the no-op round trip, ten concurrent 0.3 s tool calls, the
+// overhead of executeCode over bare python3, and a raw Python⇄Node socket ping-pong baseline.
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
+import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { executeCode } from "@codecall/core";
+import { createEnvironment } from "@codecall/backend-local";
+import { createTransport } from "@codecall/transport-uds";
+import { builtinTools } from "@codecall/tools";
+import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+
+const environment = createEnvironment();
+const transport = createTransport();
+
+report("local+uds: no-op tool call round trip (sequential)", await noopRoundTrips({ environment, transport }), "µs");
+
+// The script times the ten calls itself, so process start-up is not part of the number.
+const wall = [];
+for (let index = 0; index < 5; index += 1) {
+  const result = await executeCode({
+    environment,
+    transport,
+    tools: builtinTools,
+    code: `
+import threading, time
+from codecall import terminal
+threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
+started = time.perf_counter()
+for t in threads: t.start()
+for t in threads: t.join()
+print(time.perf_counter() - started)
+`,
+  });
+  if (result.status !== "success") throw new Error(result.output);
+  wall.push(Number(result.output) * 1000);
+}
+report("local+uds: 10 concurrent terminal('sleep 0.3') calls, wall time", wall, "ms");
+
+// Compare like with like: the real interpreter on both sides (python3 may be a slow shim, e.g.
+// pyenv's), samples interleaved so load drift hits both equally.
+const python = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();
+const bare = [];
+const full = [];
+for (let index = 0; index < 20; index += 1) {
+  bare.push(...(await timeRepeated(1, () => spawnSync(python, ["-c", "print('hi')"]))));
+  full.push(
+    ...(await timeRepeated(1, async () => {
+      const result = await executeCode({ environment, transport, interpreter: python, code: "print('hi')" });
+      if (result.status !== "success") throw new Error(result.output);
+    })),
+  );
+}
+report(`bare ${python} -c print`, bare, "ms");
+report("executeCode(print) on local+uds, same interpreter", full, "ms");
+report("  overhead of executeCode over bare python", full.map((value, index) => value - bare[index]), "ms");
+
+// Baseline: the cost of a socket round trip between Python and Node with no protocol at all.
+const dir = await mkdtemp(path.join(tmpdir(), "codecall-bench-"));
+const socketPath = path.join(dir, "echo.sock");
+const server = createServer((socket) => socket.on("data", (chunk) => socket.write(chunk)));
+await new Promise((resolve) => server.listen(socketPath, resolve));
+// Async: the echo server lives on this event loop.
+const raw = await promisify(execFile)(
+  "python3",
+  [
+    "-c",
+    `
+import json, socket, time
+s = socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(socketPath)})
+samples = []
+for i in range(2200):
+    t = time.perf_counter_ns(); s.sendall(b"ping\\n"); s.recv(64); samples.append((time.perf_counter_ns() - t) / 1000)
+print(json.dumps(samples[200:]))
+`,
+  ],
+  { encoding: "utf8" },
+);
+server.close();
+await rm(dir, { recursive: true, force: true });
+report("baseline: raw Python⇄Node UDS ping-pong (no protocol)", JSON.parse(raw.stdout), "µs");
+
+await environment.close();
