@@ -1,8 +1,8 @@
 /**
  * An ssh2 exec channel as core's `ExecChannel`: Web streams for stdin/stdout/stderr and an `exit`
- * promise. ssh2 reports the exit status in an `exit` event that may come before `close` or not at
- * all; the channel counts as finished at `close`, and a close without an exit status means the
- * command was lost (the connection dropped), which rejects `exit` instead of inventing a code.
+ * promise. The channel counts as finished at `close` (all output read); a close without an exit
+ * status means the command was lost (the connection dropped), which rejects `exit` instead of
+ * inventing a code.
  */
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
@@ -17,17 +17,16 @@ const OUTPUT_HIGH_WATER_MARK = 1 << 20;
  * (the connection's error, when it dropped).
  */
 export function toExecChannel(channel: ClientChannel, lostReason: () => Error | undefined): ExecChannel {
-  let status: ProcessExit | undefined;
-  channel.on("exit", (code: number | null, signal?: string) => {
-    if (typeof code === "number") status = { exitCode: code };
-    else if (signal) status = { exitCode: 128 + (constants.signals[signal as NodeJS.Signals] ?? 127), signal };
-  });
   // Errors surface through `exit` and the streams; an unhandled 'error' event would crash the host.
   channel.on("error", () => {});
   channel.stderr.on("error", () => {});
+  // ssh2 repeats the exit status in the `close` event's arguments. The `exit` event itself can fire
+  // before this function runs (a fast command's status may arrive with the exec reply), so it is
+  // not listened to.
   const exit = new Promise<ProcessExit>((resolve, reject) => {
-    channel.once("close", () => {
-      if (status) resolve(status);
+    channel.once("close", (code?: number | null, signal?: string) => {
+      if (typeof code === "number") resolve({ exitCode: code });
+      else if (signal) resolve({ exitCode: 128 + (constants.signals[signal as NodeJS.Signals] ?? 127), signal });
       else reject(lostReason() ?? new Error("the SSH channel closed without an exit status"));
     });
   });

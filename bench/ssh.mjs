@@ -1,0 +1,70 @@
+// SSH backend against the OpenSSH server of scripts/ci/sshd.sh: connecting (TCP, handshake, key
+// login), a no-op command, 20 concurrent oneshots on one connection, a whole executeCode, and
+// the tool-call round trip over the file transport as the script sees it.
+import { readFileSync } from "node:fs";
+import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+
+const skip = (reason) => {
+  console.error(`SKIP: ${reason}`);
+  process.exit(1);
+};
+
+const [{ executeCode }, ssh, file] = await Promise.all(
+  ["@codecall/core", "@codecall/backend-ssh", "@codecall/transport-file"].map((name) => import(name).catch(() => skip(`${name} is not installed for bench/`))),
+);
+
+/** Same sources as the integration tests: CODECALL_SSH_* variables, else the provisioning script's env file. */
+function serverOptions() {
+  const vars = {};
+  try {
+    const text = readFileSync(`${process.env.CODECALL_SSHD_STATE ?? "/tmp/codecall-ci/sshd"}/env`, "utf8");
+    for (const [, name, value] of text.matchAll(/^export (CODECALL_SSH_[A-Z_]+)=(.*)$/gm)) vars[name] = value;
+  } catch {
+    // No provisioned server on this machine; the variables may still name one.
+  }
+  for (const [name, value] of Object.entries(process.env)) if (name.startsWith("CODECALL_SSH_") && value) vars[name] = value;
+  if (!vars.CODECALL_SSH_HOST || !vars.CODECALL_SSH_KEY) skip("no SSH server configured (run scripts/ci/sshd.sh)");
+  return {
+    host: vars.CODECALL_SSH_HOST,
+    port: Number(vars.CODECALL_SSH_PORT ?? 22),
+    username: vars.CODECALL_SSH_USER,
+    privateKeyPath: vars.CODECALL_SSH_KEY,
+    knownHostsPath: vars.CODECALL_SSH_KNOWN_HOSTS,
+  };
+}
+
+const options = serverOptions();
+const probe = await ssh.createEnvironment(options).catch((error) => skip(`cannot reach the SSH server: ${error.message}`));
+await probe.close();
+
+const connects = [];
+for (let index = 0; index < 10; index += 1) {
+  const started = performance.now();
+  const environment = await ssh.createEnvironment(options);
+  connects.push(performance.now() - started);
+  await environment.close();
+}
+report("ssh: connect (TCP + handshake + key login + host key check)", connects, "ms");
+
+const environment = await ssh.createEnvironment(options);
+await environment.execute("true");
+report('ssh: no-op execute("true") on the open connection', await timeRepeated(50, () => environment.execute("true")), "ms");
+report(
+  "ssh: 20 concurrent executeOneshot(\"true\"), wall time",
+  await timeRepeated(10, () => Promise.all(Array.from({ length: 20 }, () => environment.executeOneshot("true")))),
+  "ms",
+);
+
+const transport = file.createTransport();
+report(
+  "ssh+file: executeCode(print('hi')), whole run",
+  await timeRepeated(10, async () => {
+    const result = await executeCode({ environment, transport, code: "print('hi')" });
+    if (result.status !== "success") throw new Error(result.output);
+  }),
+  "ms",
+);
+const roundTrips = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20 });
+report("ssh+file: no-op tool call round trip (sequential)", roundTrips.map((micros) => micros / 1000), "ms");
+
+await environment.close();
