@@ -9,12 +9,14 @@ import { encodeFrame, newRunToken, rpcError, RpcErrorCode, type Environment, typ
 import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
 import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
 
-/** How a session paces its polls. */
-export interface PollPacing {
+/** How a session paces its polls and how long it waits when closing. */
+export interface FileSessionOptions {
   /** Interval while calls flow, in ms. */
   minPollMs: number;
   /** Interval the idle back-off grows to, in ms. */
   maxPollMs: number;
+  /** How long `close()` waits for the poll in flight, and then for the last one. */
+  closeTimeoutMs: number;
 }
 
 /** Growth of the interval after each poll that found nothing to do. */
@@ -23,20 +25,18 @@ const BACKOFF_FACTOR = 1.5;
 const MAX_CLAIMS_PER_POLL = 256;
 /** Backstop inside the environment for one poll (it moves at most about one frame budget). */
 const POLL_TIMEOUT_MS = 120_000;
-/** How long `close()` waits for the poll in flight, and then for the last one, before giving up. */
-const CLOSE_GRACE_MS = 5_000;
 
 export class FileSession implements TransportSession {
   readonly guestEnv: Readonly<Record<string, string>>;
   readonly #environment: Environment;
   readonly #run: RunContext;
   readonly #rpcDir: string;
-  readonly #pacing: PollPacing;
+  readonly #options: FileSessionOptions;
   /** Response frames not yet written, by request id. */
   readonly #ready = new Map<string, string>();
   /** Ids whose requests the host holds; the next poll removes their claimed files. */
   readonly #acks = new Set<string>();
-  /** Ids dispatched whose claimed file may still be listed again (until an ack is confirmed). */
+  /** Ids dispatched and not yet answered for sure: a listing of one of them is not a new request. */
   readonly #dispatched = new Set<string>();
   /** Aborts a poll still running when `close()` stops waiting for it. */
   readonly #abort = new AbortController();
@@ -49,12 +49,12 @@ export class FileSession implements TransportSession {
   #dirGone = false;
   #closing: Promise<void> | undefined;
 
-  constructor(environment: Environment, run: RunContext, rpcDir: string, pacing: PollPacing) {
+  constructor(environment: Environment, run: RunContext, rpcDir: string, options: FileSessionOptions) {
     this.#environment = environment;
     this.#run = run;
     this.#rpcDir = rpcDir;
-    this.#pacing = pacing;
-    this.#intervalMs = pacing.minPollMs;
+    this.#options = options;
+    this.#intervalMs = options.minPollMs;
     this.guestEnv = { CODECALL_RPC_DIR: rpcDir, CODECALL_RPC_TOKEN: run.token };
     this.#loop = this.#serve();
   }
@@ -72,8 +72,9 @@ export class FileSession implements TransportSession {
   async #shutdown(): Promise<void> {
     this.#serving = false;
     this.#wakeUp();
-    const idle = await settlesWithin(this.#loop, CLOSE_GRACE_MS);
-    if (idle && !this.#dirGone) await settlesWithin(this.#poll(true), CLOSE_GRACE_MS);
+    // The environment may be dead: every wait is bounded, and a poll still running is aborted.
+    const idle = await settlesWithin(this.#loop, this.#options.closeTimeoutMs);
+    if (idle && !this.#dirGone) await settlesWithin(this.#poll(true), this.#options.closeTimeoutMs);
     // From here on nothing of this session touches the environment again.
     this.#stopped = true;
     this.#abort.abort();
@@ -117,14 +118,15 @@ export class FileSession implements TransportSession {
       // (the guest reads each id once), and a request it did claim is listed again, as "old".
       for (const [id, frame] of responses) if (!this.#ready.has(id)) this.#ready.set(id, frame);
       for (const id of acks) this.#acks.add(id);
-      this.#intervalMs = this.#pacing.maxPollMs;
+      this.#intervalMs = this.#options.maxPollMs;
       return;
     }
-    // Confirmed: those claimed files are gone, so their ids can never be listed again.
-    for (const id of acks) this.#dispatched.delete(id);
+    // Answered for sure, and their claimed files are gone (acks go out no later than responses):
+    // those ids can never be listed again, and a guest may use them anew.
+    for (const id of responses.keys()) this.#dispatched.delete(id);
     for (const request of requests) this.#accept(request);
     const busy = requests.length > 0 || this.#ready.size > 0;
-    this.#intervalMs = busy ? this.#pacing.minPollMs : Math.min(this.#pacing.maxPollMs, this.#intervalMs * BACKOFF_FACTOR);
+    this.#intervalMs = busy ? this.#options.minPollMs : Math.min(this.#options.maxPollMs, this.#intervalMs * BACKOFF_FACTOR);
   }
 
   /** Dispatches a request the host has not seen; a listing seen before is skipped. */
@@ -145,7 +147,7 @@ export class FileSession implements TransportSession {
   #respond(id: string, frame: string): void {
     if (this.#stopped) return;
     this.#ready.set(id, frame);
-    this.#intervalMs = this.#pacing.minPollMs;
+    this.#intervalMs = this.#options.minPollMs;
     this.#wakeUp();
   }
 

@@ -5,37 +5,43 @@
  */
 import {
   CodecallError,
-  shellQuote,
   type Environment,
   type GuestLanguage,
   type RunContext,
   type Transport,
   type TransportSession,
 } from "@codecall/core";
-import { FileSession, type PollPacing } from "./file-session.js";
+import { FileSession, type FileSessionOptions } from "./file-session.js";
 import pythonClient from "./guest/file_client.py?raw";
+import { createRpcDirCommand } from "./rpc-dir.js";
 
 export interface FileTransportOptions {
   /** Poll interval while tool calls flow, in ms (default 2). */
   minPollMs?: number;
   /** Longest poll interval, reached while the script makes no calls, in ms (default 100). */
   maxPollMs?: number;
+  /**
+   * How long closing a session waits for the environment (for the poll in flight, then for the
+   * last poll that writes the final answers), in ms (default 5000).
+   */
+  closeTimeoutMs?: number;
 }
-
-/** Directories of the RPC dir; `poll.sh` and the guest client use the same names. */
-const RPC_SUBDIRS = ["requests", "claimed", "responses", "guest-tmp", "host-tmp"];
 
 export class FileTransport implements Transport {
   readonly id = "file";
-  readonly #pacing: PollPacing;
+  readonly #options: FileSessionOptions;
 
   constructor(options: FileTransportOptions = {}) {
     const minPollMs = options.minPollMs ?? 2;
     const maxPollMs = options.maxPollMs ?? 100;
-    if (!(minPollMs >= 0 && maxPollMs >= minPollMs)) {
-      throw new CodecallError("INVALID_OPTIONS", `The file transport needs 0 <= minPollMs <= maxPollMs, got ${minPollMs} and ${maxPollMs}`);
+    const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
+    if (!(minPollMs >= 0 && maxPollMs >= minPollMs && closeTimeoutMs >= 0)) {
+      throw new CodecallError(
+        "INVALID_OPTIONS",
+        `The file transport needs 0 <= minPollMs <= maxPollMs and closeTimeoutMs >= 0, got ${minPollMs}, ${maxPollMs} and ${closeTimeoutMs}`,
+      );
     }
-    this.#pacing = { minPollMs, maxPollMs };
+    this.#options = { minPollMs, maxPollMs, closeTimeoutMs };
   }
 
   /** Every environment can run a oneshot command: this is the universal fallback. */
@@ -48,16 +54,14 @@ export class FileTransport implements Transport {
     return pythonClient;
   }
 
-  /** Creates `<runDir>/rpc` (0700, and it must not exist yet) and starts polling it. */
+  /** Creates `<runDir>/rpc` (see rpc-dir.ts) and starts polling it. */
   async open(environment: Environment, run: RunContext): Promise<TransportSession> {
     const rpcDir = `${run.runDir}/rpc`;
-    const made = await environment.executeOneshot(
-      `umask 077 && mkdir -m 700 ${shellQuote(rpcDir)} && cd ${shellQuote(rpcDir)} && mkdir -m 700 ${RPC_SUBDIRS.join(" ")}`,
-    );
+    const made = await environment.executeOneshot(createRpcDirCommand(rpcDir));
     if (made.exitCode !== 0) {
       throw new CodecallError("TRANSPORT_FAILED", `Could not create the RPC dir ${rpcDir}: ${made.stderr.trim() || `exit code ${made.exitCode}`}`);
     }
-    return new FileSession(environment, run, rpcDir, this.#pacing);
+    return new FileSession(environment, run, rpcDir, this.#options);
   }
 }
 

@@ -73,12 +73,13 @@ export function parsePollOutput(stdout: string, boundary: string): PolledRequest
   const requests: PolledRequest[] = [];
   for (const part of parts) {
     const newline = part.indexOf("\n");
-    const match = /^(\S+) (new|old) (\d+)$/.exec(newline === -1 ? part : part.slice(0, newline));
-    // The script adds a newline after each file; what remains is the file, byte for byte.
-    if (!match || newline === -1 || !part.endsWith("\n")) return undefined;
+    const match = newline === -1 ? null : /^(\S+) (new|old) (\d+)$/.exec(part.slice(0, newline));
+    if (!match) return undefined;
     const [, id, age, size] = match;
     if (!REQUEST_ID.test(id!)) continue;
-    requests.push({ id: id!, fresh: age === "new", size: Number(size), content: part.slice(newline + 1, -1) });
+    // The newline the script adds after each file went with the separator; the rest is the file
+    // (its last line newline-terminated: the script prints it line by line).
+    requests.push({ id: id!, fresh: age === "new", size: Number(size), content: part.slice(newline + 1) });
   }
   return requests;
 }

@@ -8,8 +8,9 @@ describeTransport({
   transport: () => createTransport({ minPollMs: 0, maxPollMs: 5 }),
   createEnvironment: () => createEnvironment(),
   malformedInput: {
-    // Request files written by hand: garbage, no token line, a wrong token, an unknown method,
-    // bad arguments, and names the host must delete unread.
+    // Request files written by hand: empty, binary garbage (its first line is no token), a token
+    // and broken JSON, a wrong token, an unknown method, bad arguments, and names the host must
+    // delete unread.
     python: `
 import json, os, time
 rpc = os.environ["CODECALL_RPC_DIR"]
@@ -36,6 +37,7 @@ def removed(name):
     return "removed" if wait_for(lambda: not os.path.lexists(path)) else "still there"
 def request(request_id, method, params):
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+put("m0.json", b"")
 put("m1.json", b"\\x00\\xffgarbage{{{")
 put("m2.json", (token + "\\n{not json").encode())
 put("m3.json", ("wrong-token\\n" + request("m3", "tools/call", {"name": "echo", "arguments": {"text": "x"}})).encode())
@@ -43,9 +45,9 @@ put("m4.json", (token + "\\n" + request("m4", "no/such", {})).encode())
 put("m5.json", (token + "\\n" + request("m5", "tools/call", {"name": "echo", "arguments": {"text": 5}})).encode())
 put("bad name.json", (token + "\\n" + request("bad", "tools/call", {"name": "echo", "arguments": {"text": "x"}})).encode())
 put("m6.txt", b"x")
-print(code("m1"), code("m2"), code("m3"), code("m4"), code("m5"))
+print(code("m0"), code("m1"), code("m2"), code("m3"), code("m4"), code("m5"))
 print(removed("bad name.json"), removed("m6.txt"))
 `,
-    expectedOutput: "-32600 -32700 -32001 -32601 -32602\nremoved removed\n",
+    expectedOutput: "-32600 -32001 -32700 -32001 -32601 -32602\nremoved removed\n",
   },
 });
