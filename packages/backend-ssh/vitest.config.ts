@@ -1,11 +1,5 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, mergeConfig } from "vitest/config";
+import shared from "../../vitest.shared.ts";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["node_modules/**", "dist/**"],
-    // Integration cases talk to a real sshd; a slow machine should not turn that into a failure.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-  },
-});
+// Integration cases talk to a real sshd over many round trips: a minute each on a loaded machine.
+export default mergeConfig(shared, defineConfig({ test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 } }));

@@ -67,6 +67,10 @@ export class SshEnvironment extends ExecEnvironment {
     return super.readFile(this.#resolve(path));
   }
 
+  override remove(path: string): Promise<void> {
+    return super.remove(this.#resolve(path));
+  }
+
   /** The login's environment on the host, plus the `env` option. */
   override async defaultEnv(): Promise<Readonly<Record<string, string>>> {
     return { ...(await super.defaultEnv()), ...this.#env };

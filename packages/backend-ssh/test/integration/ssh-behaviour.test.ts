@@ -1,11 +1,14 @@
 // What only the SSH backend has to get right, against the real OpenSSH server: one connection
 // shared by many commands under the session limit, host key verification, reconnects, commands
 // lost with their connection, kills that get through when every channel is busy, and options.
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodecallError, shellQuote } from "@codecall/core";
 import { describeIntegration } from "@codecall/conformance";
@@ -13,6 +16,8 @@ import { utils } from "ssh2";
 import { createEnvironment, SshEnvironment } from "../../src/index.js";
 import { connectionPort, countCommand, dropConnectionAfter, leftoversCommand, SERVING_SSHD_PID } from "./remote-helpers.js";
 import { connectionOptions, sshd } from "./sshd.js";
+
+const run = promisify(execFile);
 
 describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () => {
   let environment: SshEnvironment;
@@ -198,6 +203,30 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
   });
 
   describe("options", () => {
+    it("logs in with key contents, an encrypted key and its passphrase, and an agent", async () => {
+      const keyText = await readFile(sshd.server!.keyPath, "utf8");
+      const encrypted = path.join(scratch, "encrypted_key");
+      await writeFile(encrypted, keyText, { mode: 0o600 });
+      await run("ssh-keygen", ["-q", "-p", "-N", "a passphrase", "-f", encrypted]);
+      const socket = path.join(scratch, "agent.sock");
+      const agent = spawn("ssh-agent", ["-D", "-a", socket], { stdio: "ignore" });
+      try {
+        while (!existsSync(socket)) await delay(20);
+        await run("ssh-add", ["-q", sshd.server!.keyPath], { env: { ...process.env, SSH_AUTH_SOCK: socket } });
+        for (const login of [
+          { privateKey: keyText },
+          { privateKeyPath: encrypted, passphrase: "a passphrase" },
+          { agent: socket },
+        ]) {
+          const own = await createEnvironment({ ...connectionOptions(), privateKeyPath: undefined, ...login });
+          expect((await own.execute("id -un")).stdout).toBe(`${sshd.server!.user}\n`);
+          await own.close();
+        }
+      } finally {
+        agent.kill();
+      }
+    });
+
     it("adds env to every command and to defaultEnv, unless clearEnv", async () => {
       const own = new SshEnvironment({ ...connectionOptions(), env: { CODECALL_SSH_EXTRA: "extra value" } });
       try {
@@ -211,7 +240,7 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       }
     });
 
-    it("runs commands in workdir and resolves relative file paths against it", async () => {
+    it("runs commands in workdir and resolves relative paths of file functions against it", async () => {
       const dir = await environment.tempDir();
       for (const sftp of [true, false]) {
         const own = new SshEnvironment({ ...connectionOptions(), workdir: dir, sftp });
@@ -220,6 +249,8 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
           await own.writeFile(`sub/${sftp}.txt`, "relative");
           expect((await environment.execute(`cat ${dir}/sub/${sftp}.txt`)).stdout).toBe("relative");
           expect(new TextDecoder().decode(await own.readFile(`sub/${sftp}.txt`))).toBe("relative");
+          await own.remove(`sub/${sftp}.txt`);
+          expect((await environment.execute(`ls -A ${dir}/sub`)).stdout).toBe("");
         } finally {
           await own.close();
         }
