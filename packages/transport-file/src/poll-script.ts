@@ -17,7 +17,7 @@ export interface PollInput {
   rpcDir: string;
   /** Random and fresh for each poll: guest content cannot forge a header line. */
   boundary: string;
-  /** Request files larger than this are reported by size and never read. */
+  /** Request files larger than this are reported by their size only. */
   maxFileBytes: number;
   /** Request bytes one poll may print (the first request is printed whatever its size). */
   budgetBytes: number;
@@ -77,8 +77,7 @@ export function parsePollOutput(stdout: string, boundary: string): PolledRequest
     if (!match) return undefined;
     const [, id, age, size] = match;
     if (!REQUEST_ID.test(id!)) continue;
-    // The newline the script adds after each file went with the separator; the rest is the file
-    // (its last line newline-terminated: the script prints it line by line).
+    // The newline the script adds after each file went with the separator; the rest is the file.
     requests.push({ id: id!, fresh: age === "new", size: Number(size), content: part.slice(newline + 1) });
   }
   return requests;

@@ -3,7 +3,7 @@
 # The host puts these settings in front of this text (see poll-script.ts):
 #   rpc         the run's RPC dir: requests/ claimed/ responses/ guest-tmp/ host-tmp/
 #   boundary    random per poll; starts every header line of the output
-#   max_file    a request file larger than this is reported by its size, unread
+#   max_file    a request file larger than this is reported by its size only
 #   budget      bytes of request content one poll prints (always at least one request)
 #   max_claims  requests one poll claims
 #   has_input   1 when stdin carries responses and acknowledgements
@@ -68,24 +68,27 @@ done
 if [ "$#" -gt 0 ]; then mv -f -- "$@" claimed/; fi
 
 # 3. Print every claimed request the host has not acknowledged: the new ones, and old ones whose
-#    earlier output was lost or did not fit the budget. Sizes come first (wc reads no content), so
-#    a file over the limit is never read and one poll prints about `budget` bytes at most.
+#    earlier output was lost or did not fit the budget. One awk reads each file whole (RS is a
+#    byte requests never hold); one over the limit is reported by its size only, and one poll
+#    prints about `budget` bytes at most.
 set -- claimed/*.json
 if [ -e "$1" ]; then
-  wc -c -- "$@" | awk -v boundary="$boundary" -v max_file="$max_file" -v budget="$budget" -v new="$new" '
-    $2 == "total" || NF != 2 { next }
-    {
-      size = $1 + 0; path = $2
+  awk -v boundary="$boundary" -v max_file="$max_file" -v budget="$budget" -v new="$new" 'BEGIN {
+    RS = "\001"
+    for (i = 1; i < ARGC; i++) {
+      path = ARGV[i]
       id = substr(path, 9, length(path) - 13)
       age = index(new, " " id " ") ? "new" : "old"
-      if (size > max_file) { printf "%s %s %s %d\n\n", boundary, id, age, size; next }
-      if (printed > 0 && printed + size > budget) next
-      printf "%s %s %s %d\n", boundary, id, age, size
-      while ((getline line < path) > 0) print line
+      content = ""
+      if ((getline content < path) < 0) continue
       close(path)
-      print ""
-      printed += size
+      size = length(content)
+      if (size > max_file) printf "%s %s %s %d\n\n", boundary, id, age, size
+      else if (printed == 0 || printed + size <= budget) {
+        printf "%s %s %s %d\n%s\n", boundary, id, age, size, content
+        printed += size
+      }
     }
-  ' || exit 1
+  }' "$@" || exit 1
 fi
 echo "$boundary end"

@@ -1,12 +1,38 @@
-import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PollInput } from "../src/poll-script.js";
 import { createRpcDirCommand } from "../src/rpc-dir.js";
 
-describe("poll script (real sh)", () => {
+/**
+ * The script must run on any POSIX sh with any awk: the system's (dash and mawk on Debian), and
+ * busybox (Alpine images) and gawk when this machine has them, each put first on PATH.
+ */
+interface Flavour {
+  name: string;
+  /** Absolute path of the binary providing the tools, or undefined for the system's own. */
+  binary?: string;
+  tools: string[];
+  shell?: string;
+}
+const FLAVOURS: Flavour[] = [
+  { name: "system sh and awk", tools: [] },
+  { name: "busybox sh and tools", binary: "/usr/bin/busybox", tools: ["sh", "awk", "mv", "rm", "mkdir"], shell: "sh" },
+  { name: "gawk", binary: "/usr/bin/gawk", tools: ["awk"] },
+];
+
+for (const flavour of FLAVOURS) {
+  const available = flavour.binary === undefined || existsSync(flavour.binary);
+  if (!available) console.warn(`[codecall] poll script under ${flavour.name}: skipped, ${flavour.binary} is not installed`);
+  describe.skipIf(!available)(`poll script under ${flavour.name}`, () => describePollScript(flavour));
+}
+
+function describePollScript(flavour: Flavour): void {
   let environment: LocalEnvironment;
+  let toolDir: string | undefined;
   let runDir: string;
   let rpc: string;
   let polls = 0;
@@ -32,8 +58,21 @@ describe("poll script (real sh)", () => {
   const request = (name: string, content: string | Uint8Array) => writeFile(path.join(rpc, "requests", name), content);
   const list = (dir: string) => readdir(path.join(rpc, dir)).then((names) => names.sort());
 
+  beforeAll(async () => {
+    if (flavour.binary === undefined) return;
+    toolDir = await mkdtemp(path.join(tmpdir(), "codecall-tools-"));
+    for (const tool of flavour.tools) await symlink(flavour.binary, path.join(toolDir, tool));
+  });
+
+  afterAll(async () => {
+    if (toolDir) await rm(toolDir, { recursive: true, force: true });
+  });
+
   beforeEach(async () => {
-    environment = createEnvironment();
+    environment = createEnvironment({
+      ...(toolDir && flavour.shell ? { shell: path.join(toolDir, flavour.shell) } : {}),
+      ...(toolDir ? { env: { ...process.env, PATH: `${toolDir}:${process.env.PATH}` } } : {}),
+    });
     runDir = await environment.tempDir();
     rpc = path.join(runDir, "rpc");
     expect((await environment.executeOneshot(createRpcDirCommand(rpc))).exitCode).toBe(0);
@@ -57,7 +96,7 @@ describe("poll script (real sh)", () => {
     const { result, requests } = await poll();
     expect(result.exitCode).toBe(0);
     expect(requests).toEqual([
-      { id: "a-1", fresh: true, size: Buffer.byteLength(tricky), content: `${tricky}\n` },
+      { id: "a-1", fresh: true, size: Buffer.byteLength(tricky), content: tricky },
       { id: "b_2", fresh: true, size: 9, content: "token\n{}\n" },
     ]);
     expect(await list("requests")).toEqual([]);
@@ -110,7 +149,7 @@ describe("poll script (real sh)", () => {
     expect(await readdir(runDir)).toEqual(["outside.json", "rpc"]);
   });
 
-  it("reports a file over the size limit by its size, without reading it", async () => {
+  it("reports a file over the size limit by its size only", async () => {
     await request("huge.json", "x".repeat(5000));
     const { requests } = await poll({ maxFileBytes: 4096 });
     expect(requests).toEqual([{ id: "huge", fresh: true, size: 5000, content: "" }]);
@@ -135,9 +174,9 @@ describe("poll script (real sh)", () => {
     await poll();
     await request("dup.json", "second");
     const { requests } = await poll();
-    expect(requests?.map((entry) => [entry.content, entry.fresh])).toEqual([["first\n", false]]);
+    expect(requests?.map((entry) => [entry.content, entry.fresh])).toEqual([["first", false]]);
     const after = await poll({ acks: ["dup"] });
-    expect(after.requests?.map((entry) => [entry.content, entry.fresh])).toEqual([["second\n", true]]);
+    expect(after.requests?.map((entry) => [entry.content, entry.fresh])).toEqual([["second", true]]);
   });
 
   it("on closing writes the last responses, then the closed marker, and claims nothing", async () => {
@@ -155,7 +194,12 @@ describe("poll script (real sh)", () => {
     expect(result.exitCode).toBe(RPC_DIR_GONE_EXIT_CODE);
     expect(await readdir(runDir)).toEqual([]);
   });
-});
+
+  it.skipIf(flavour.binary === undefined)("really runs the flavour's awk", async () => {
+    const result = await environment.execute("command -v awk");
+    expect(result.stdout.trim()).toBe(path.join(toolDir!, "awk"));
+  });
+}
 
 describe("parsePollOutput", () => {
   it("needs the end line: truncated output is a lost poll", () => {

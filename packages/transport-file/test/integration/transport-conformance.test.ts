@@ -38,7 +38,7 @@ def removed(name):
 def request(request_id, method, params):
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 put("m0.json", b"")
-put("m1.json", b"\\x00\\xffgarbage{{{")
+put("m1.json", b"\\x00\\xffgarbage\\n{{{")
 put("m2.json", (token + "\\n{not json").encode())
 put("m3.json", ("wrong-token\\n" + request("m3", "tools/call", {"name": "echo", "arguments": {"text": "x"}})).encode())
 put("m4.json", (token + "\\n" + request("m4", "no/such", {})).encode())
