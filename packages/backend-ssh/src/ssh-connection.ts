@@ -248,6 +248,13 @@ export class SshConnection {
       case "client-dns":
         return new CodecallError("ENVIRONMENT_FAILED", `ssh: cannot connect to ${where}: ${error.message}`, { cause: error, details });
       default:
+        if (check.algorithms && /host key/i.test(error.message)) {
+          return new CodecallError(
+            "ENVIRONMENT_FAILED",
+            `ssh: ${where} has no host key of the types known_hosts lists for it (${check.algorithms.join(", ")}): ${error.message}`,
+            { cause: error, details },
+          );
+        }
         return new CodecallError("ENVIRONMENT_FAILED", `ssh: connecting to ${where} failed: ${error.message}`, { cause: error, details });
     }
   }

@@ -115,7 +115,7 @@ export function resolveSshOptions(input: SshEnvironmentOptions): ResolvedSshOpti
   return {
     host,
     port: integer(options, "port", 22, 1, 65_535),
-    username: text(options, "username") ?? userInfo().username,
+    username: text(options, "username") ?? localUserName(),
     credentials,
     hostKeys: hostKeyPolicy(options),
     connectTimeoutMs: integer(options, "connectTimeoutMs", 20_000, 1),
@@ -190,6 +190,14 @@ function integer(options: Record<string, unknown>, key: string, fallback: number
     invalid(`\`${key}\` must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`);
   }
   return number as number;
+}
+
+function localUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return invalid("`username` is required: the local user has no name to default to");
+  }
 }
 
 function expandHome(value: string): string {

@@ -125,6 +125,14 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       expect(error.details).toMatchObject({ host, port, presentedFingerprint: hostKey.fingerprint });
     });
 
+    it("offers only the key types known_hosts lists, and says so when the host has none of them", async () => {
+      const [type, blob] = utils.generateKeyPairSync("ecdsa", { bits: 256 }).public.split(" ");
+      const file = path.join(scratch, "known_hosts_ecdsa");
+      await writeFile(file, `[${host}]:${port} ${type} ${blob}\n`);
+      const error = await refusal({ knownHostsPath: file });
+      expect(error.message).toContain(`${host}:${port} has no host key of the types known_hosts lists for it (ecdsa-sha2-nistp256)`);
+    });
+
     it("refuses a host missing from known_hosts, and says how to add it", async () => {
       const file = path.join(scratch, "known_hosts_unrelated");
       await writeFile(file, `unrelated.example ${hostKey.type} ${hostKey.blob}\n`);
