@@ -43,19 +43,26 @@ if [ "$closing" = 1 ]; then
   exit 0
 fi
 
+# A guest may put anything in requests/ and claimed/: only a regular file (not a symlink, FIFO or
+# directory, whose read could block or escape) named <id>.json with a valid id is a request.
+# Sets $id.
+is_request() {
+  name=${1##*/}
+  id=${name%.json}
+  [ "$id.json" = "$name" ] || return 1
+  case $id in
+    '' | *[!A-Za-z0-9_-]*) return 1 ;;
+  esac
+  [ "${#id}" -le 128 ] && [ -f "$1" ] && [ ! -h "$1" ]
+}
+
 # 2. Claim: rename new requests into claimed/ (one rename each, so no request is claimed twice).
-#    Anything that is not a regular file named <id>.json is removed unread.
+#    Anything else is removed unread.
 set --
 new=" "
 for path in requests/* requests/.[!.]* requests/..?*; do
   [ -e "$path" ] || [ -h "$path" ] || continue
-  name=${path#requests/}
-  id=${name%.json}
-  [ "$id.json" = "$name" ] || id=
-  case $id in
-    '' | *[!A-Za-z0-9_-]*) rm -rf -- "$path"; continue ;;
-  esac
-  if [ "${#id}" -gt 128 ] || [ -h "$path" ] || [ ! -f "$path" ]; then
+  if ! is_request "$path"; then
     rm -rf -- "$path"
     continue
   fi
@@ -71,8 +78,12 @@ if [ "$#" -gt 0 ]; then mv -f -- "$@" claimed/; fi
 #    earlier output was lost or did not fit the budget. One awk reads each file whole (RS is a
 #    byte requests never hold); one over the limit is reported by its size only, and one poll
 #    prints about `budget` bytes at most.
-set -- claimed/*.json
-if [ -e "$1" ]; then
+set --
+for path in claimed/* claimed/.[!.]* claimed/..?*; do
+  [ -e "$path" ] || [ -h "$path" ] || continue
+  if is_request "$path"; then set -- "$@" "$path"; else rm -rf -- "$path"; fi
+done
+if [ "$#" -gt 0 ]; then
   awk -v boundary="$boundary" -v max_file="$max_file" -v budget="$budget" -v new="$new" 'BEGIN {
     RS = "\001"
     for (i = 1; i < ARGC; i++) {

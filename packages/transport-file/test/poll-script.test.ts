@@ -149,6 +149,16 @@ function describePollScript(flavour: Flavour): void {
     expect(await readdir(runDir)).toEqual(["outside.json", "rpc"]);
   });
 
+  it("also removes what a guest put straight into claimed/ that is no request", async () => {
+    await writeFile(path.join(rpc, "claimed", "bad name.json"), "x");
+    await writeFile(path.join(rpc, "claimed", "line\nbreak.json"), "x");
+    await environment.execute(`mkfifo ${path.join(rpc, "claimed", "fifo.json")}`);
+    await writeFile(path.join(rpc, "claimed", "fine.json"), "t\n{}");
+    const { requests } = await poll();
+    expect(requests?.map((entry) => [entry.id, entry.fresh])).toEqual([["fine", false]]);
+    expect(await list("claimed")).toEqual(["fine.json"]);
+  });
+
   it("reports a file over the size limit by its size only", async () => {
     await request("huge.json", "x".repeat(5000));
     const { requests } = await poll({ maxFileBytes: 4096 });
