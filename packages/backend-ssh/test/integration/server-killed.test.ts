@@ -1,6 +1,7 @@
 // The SSH server dies mid-run (killed like a crash): what was running fails promptly with a clear
 // error, executeCode returns an error result instead of hanging, and later commands say the host
 // cannot be reached. Uses a private sshd so the shared one stays up.
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CodecallError, executeCode } from "@codecall/core";
 import { describeIntegration } from "@codecall/conformance";
@@ -13,6 +14,7 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
   let server: Awaited<ReturnType<typeof startPrivateServer>>;
   let environment: SshEnvironment;
   const orphans: number[] = [];
+  let runDir: string | undefined;
 
   beforeAll(async () => {
     server = await startPrivateServer();
@@ -21,6 +23,8 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
 
   afterAll(async () => {
     for (const pid of orphans) killQuietly(pid, "SIGKILL");
+    // The host is this machine: clean up what the crashed run could not.
+    if (runDir?.startsWith("/")) await rm(runDir, { recursive: true, force: true });
     await environment?.close();
     await server?.dispose();
   });
@@ -28,12 +32,14 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
   it("ends a running executeCode with an error result naming the lost connection, and refuses later commands clearly", async () => {
     let crashed: Promise<void> | undefined;
     const result = await executeCode({
-      code: 'from codecall import terminal\nimport time\nprint(terminal("echo tool-ok")["output"].strip(), flush=True)\ntime.sleep(120)',
+      // Prints its run dir, which nobody can remove over SSH once the server is gone.
+      code: 'import os, time\nfrom codecall import terminal\nterminal("true")\nprint(os.path.dirname(os.path.abspath(__file__)), flush=True)\ntime.sleep(120)',
       environment,
       transport: createTransport(),
       tools: builtinTools,
       limits: { timeoutMs: 300_000 },
-      onStdout: () => {
+      onStdout: (chunk) => {
+        runDir = new TextDecoder().decode(chunk).trim();
         crashed ??= crashServer(server.pidFile).then((left) => void orphans.push(...left));
       },
     });
