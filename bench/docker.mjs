@@ -15,7 +15,7 @@ const image = process.env.CODECALL_DOCKER_IMAGE ?? "codecall-test-python:latest"
 
 let environment;
 try {
-  environment = await createEnvironment({ image, connectTimeoutMs: 3_000 });
+  environment = await createEnvironment({ image, engineTimeoutMs: 3_000 });
 } catch (error) {
   console.error(`SKIP: docker benchmark needs an engine and ${image}: ${error.message}`);
   process.exit(1);

@@ -43,6 +43,11 @@ export class ContainerSession implements ExecTarget {
   }
 
   /** The container's name (without the leading slash Docker adds). */
+  /** How long the engine may take to start an exec (the `engineTimeoutMs` option). */
+  get engineTimeoutMs(): number {
+    return this.#options.engineTimeoutMs;
+  }
+
   get name(): string {
     return this.#name;
   }
@@ -88,14 +93,14 @@ export class ContainerSession implements ExecTarget {
   async goneReason(): Promise<string | undefined> {
     const container = this.#container;
     if (!container) return undefined;
-    const probe = await probeExec(container, ["sh", "-c", "exit 0"]).catch((error: unknown) => ({ exitCode: -1, output: errorMessage(error) }));
+    const probe = await probeExec(container, ["sh", "-c", "exit 0"], this.#options.engineTimeoutMs).catch((error: unknown) => ({ exitCode: -1, output: errorMessage(error) }));
     if (probe.exitCode === 0) return undefined;
     // The container can run nothing more. Its state says why, once the engine has caught up.
     const deadline = Date.now() + STATE_SETTLE_MS;
     for (;;) {
       let state: Docker.ContainerInspectInfo["State"];
       try {
-        state = (await container.inspect()).State;
+        state = (await container.inspect({ abortSignal: AbortSignal.timeout(this.#options.engineTimeoutMs) })).State;
       } catch (error) {
         if (statusCode(error) === 404) return `container ${this.#name} was removed (outside codecall) while in use`;
         return `the Docker engine stopped answering (${errorMessage(error)})`;
@@ -194,7 +199,7 @@ export class ContainerSession implements ExecTarget {
 
   /** Fails with the list of what is missing, instead of obscure errors from the first command. */
   async #checkTools(container: Docker.Container): Promise<void> {
-    const probe = await probeExec(container, ["sh", "-c", MISSING_TOOLS_PROBE]).catch((error: unknown) => {
+    const probe = await probeExec(container, ["sh", "-c", MISSING_TOOLS_PROBE], this.#options.engineTimeoutMs).catch((error: unknown) => {
       throw this.#engineError(`run a command in container ${this.#name}`, error);
     });
     const where = this.#options.image ? `Image ${this.#options.image}` : `Container ${this.#name}`;

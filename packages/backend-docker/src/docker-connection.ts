@@ -6,6 +6,9 @@ import Docker from "dockerode";
 import { CodecallError, errorMessage } from "@codecall/core";
 import type { DockerConnectionOptions } from "./docker-options.js";
 
+/** Default `engineTimeoutMs`: far above a healthy engine's milliseconds, well below "hung". */
+export const DEFAULT_ENGINE_TIMEOUT_MS = 10_000;
+
 /** A dockerode client for `options` (docker-modem reads `DOCKER_HOST` and the TLS variables itself). */
 export function dockerClient(options: DockerConnectionOptions): Docker {
   if (options.socketPath) return new Docker({ socketPath: options.socketPath });
@@ -40,13 +43,13 @@ export function describeEngine(options: DockerConnectionOptions): string {
 }
 
 /** Resolves once the engine answers; rejects with an actionable message when it does not in time. */
-export async function pingEngine(docker: Docker, options: DockerConnectionOptions & { connectTimeoutMs: number }): Promise<void> {
+export async function pingEngine(docker: Docker, options: DockerConnectionOptions & { engineTimeoutMs: number }): Promise<void> {
   try {
     // dockerode takes an abort signal here; @types/dockerode 4.0.2 does not declare it.
     const pingable = docker as unknown as { ping(options: { abortSignal: AbortSignal }): Promise<unknown> };
-    await pingable.ping({ abortSignal: AbortSignal.timeout(options.connectTimeoutMs) });
+    await pingable.ping({ abortSignal: AbortSignal.timeout(options.engineTimeoutMs) });
   } catch (error) {
-    const why = (error as { name?: string }).name === "TimeoutError" || (error as { name?: string }).name === "AbortError" ? `no answer within ${options.connectTimeoutMs} ms` : errorMessage(error);
+    const why = (error as { name?: string }).name === "TimeoutError" || (error as { name?: string }).name === "AbortError" ? `no answer within ${options.engineTimeoutMs} ms` : errorMessage(error);
     throw new CodecallError(
       "ENVIRONMENT_FAILED",
       `Cannot reach the Docker engine at ${describeEngine(options)} (${why}): is dockerd running? Set DOCKER_HOST, or the socketPath / host option.`,

@@ -21,6 +21,8 @@ export interface ExecTarget {
   readonly execDefaults: { Env?: string[]; WorkingDir?: string };
   /** Why the container can no longer run commands, or `undefined` while it can. */
   goneReason(): Promise<string | undefined>;
+  /** How long the engine may take to create and start an exec (`engineTimeoutMs`). */
+  readonly engineTimeoutMs: number;
 }
 
 /** Exit codes that can mean the process was killed; only these need a check of the container. */
@@ -29,11 +31,21 @@ const FIRST_SIGNAL_EXIT_CODE = 128;
 export async function startDockerExec(target: ExecTarget, argv: string[]): Promise<ExecChannel> {
   let exec: Docker.Exec;
   let socket: Duplex;
+  // A hung engine must not hang the caller, least of all the kill of a timed-out command (core
+  // drops the command when its kill cannot start). Never aborted once started: the signal stays
+  // attached to the hijacked connection.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), target.engineTimeoutMs);
   try {
-    exec = await target.container.exec({ Cmd: argv, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, ...target.execDefaults });
-    socket = await exec.start({ hijack: true, stdin: true });
+    exec = await target.container.exec({ Cmd: argv, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, ...target.execDefaults, abortSignal: deadline.signal });
+    socket = await exec.start({ hijack: true, stdin: true, abortSignal: deadline.signal });
   } catch (error) {
+    if (deadline.signal.aborted) {
+      throw new CodecallError("ENVIRONMENT_FAILED", `The Docker engine did not start the command within ${target.engineTimeoutMs} ms: is dockerd overloaded or hung?`, { cause: error });
+    }
     throw await lostContainer(target, error);
+  } finally {
+    clearTimeout(timer);
   }
   // Errors (a reset when the container is removed) also end in 'close', which decides the exit.
   socket.on("error", () => {});

@@ -16,8 +16,12 @@ export interface DockerConnectionOptions {
    * TLS for `tcp://` follows `DOCKER_TLS_VERIFY` and `DOCKER_CERT_PATH`, as with the docker CLI.
    */
   host?: string;
-  /** How long to wait for the engine to answer before reporting it unreachable, in ms. Default 10000. */
-  connectTimeoutMs?: number;
+  /**
+   * How long the engine may take to answer one request — a ping, or creating and starting an exec —
+   * before codecall gives up with an error instead of waiting on a hung engine, in ms. Commands may
+   * run for as long as they like; this only bounds how long the engine takes to start them. Default 10000.
+   */
+  engineTimeoutMs?: number;
 }
 
 /**

@@ -14,9 +14,11 @@ export interface ProbeResult {
   output: string;
 }
 
-export async function probeExec(container: Docker.Container, argv: string[]): Promise<ProbeResult> {
-  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false });
-  const stream = await exec.start({});
+/** Gives up (rejects) when the engine has not finished the probe within `timeoutMs`. */
+export async function probeExec(container: Docker.Container, argv: string[], timeoutMs: number): Promise<ProbeResult> {
+  const abortSignal = AbortSignal.timeout(timeoutMs);
+  const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal });
+  const stream = await exec.start({ abortSignal });
   const output = new PassThrough();
   const chunks: Buffer[] = [];
   output.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -4,6 +4,7 @@
  * named, before any container exists.
  */
 import { CodecallError } from "@codecall/core";
+import { DEFAULT_ENGINE_TIMEOUT_MS } from "./docker-connection.js";
 import type { DockerEnvironmentOptions } from "./docker-options.js";
 
 /** Default `pidsLimit`: generous for thread pools and subprocesses, fatal to fork bombs. */
@@ -12,7 +13,7 @@ export const DEFAULT_PIDS_LIMIT = 512;
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof DockerEnvironmentOptions>([
   "socketPath",
   "host",
-  "connectTimeoutMs",
+  "engineTimeoutMs",
   "image",
   "pull",
   "container",
@@ -40,7 +41,7 @@ export interface ParsedDockerOptions extends Omit<DockerEnvironmentOptions, "mem
   /** `cpus` in billionths of a CPU (the API's `NanoCpus`). */
   nanoCpus?: number;
   pidsLimit: number;
-  connectTimeoutMs: number;
+  engineTimeoutMs: number;
 }
 
 export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
@@ -54,7 +55,7 @@ export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
 
   const parsed: ParsedDockerOptions = {
     pidsLimit: optionalInteger(input, "pidsLimit") ?? DEFAULT_PIDS_LIMIT,
-    connectTimeoutMs: optionalInteger(input, "connectTimeoutMs") ?? 10_000,
+    engineTimeoutMs: optionalInteger(input, "engineTimeoutMs") ?? DEFAULT_ENGINE_TIMEOUT_MS,
   };
   for (const key of ["socketPath", "host", "image", "container", "name", "workdir", "user", "network"] as const) {
     const value = optionalString(input, key);
@@ -79,7 +80,7 @@ export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
     parsed.nanoCpus = Math.round(cpus * 1e9);
   }
   if (parsed.pidsLimit === 0 || parsed.pidsLimit < -1) fail("pidsLimit", "must be a positive number of processes, or -1 for no limit");
-  if (parsed.connectTimeoutMs <= 0) fail("connectTimeoutMs", "must be positive");
+  if (parsed.engineTimeoutMs <= 0) fail("engineTimeoutMs", "must be positive");
   for (const mount of parsed.mounts ?? []) {
     if (!/^[^:]+:\/[^:]*(:[A-Za-z,]+)?$/.test(mount)) fail("mounts", `wants "source:/container/path[:options]", got ${JSON.stringify(mount)}`);
   }

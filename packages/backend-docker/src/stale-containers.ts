@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import { errorMessage } from "@codecall/core";
 import { CREATED_LABEL, HOST_LABEL, MANAGED_LABEL, PID_LABEL } from "./container-labels.js";
-import { dockerClient, pingEngine } from "./docker-connection.js";
+import { DEFAULT_ENGINE_TIMEOUT_MS, dockerClient, pingEngine } from "./docker-connection.js";
 import type { DockerConnectionOptions } from "./docker-options.js";
 
 export interface CleanupOptions extends DockerConnectionOptions {
@@ -29,7 +29,7 @@ export interface RemovedContainer {
  */
 export async function cleanupStaleContainers(options: CleanupOptions = {}): Promise<RemovedContainer[]> {
   const docker = dockerClient(options);
-  await pingEngine(docker, { ...options, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 });
+  await pingEngine(docker, { ...options, engineTimeoutMs: options.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS });
   const candidates = await docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`] } });
   const removed: RemovedContainer[] = [];
   for (const summary of candidates) {

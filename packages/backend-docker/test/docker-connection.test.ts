@@ -29,13 +29,13 @@ describe("an engine that is not there", () => {
     await environment.close();
   });
 
-  it("reports an engine that accepts connections but never answers, after connectTimeoutMs", async () => {
+  it("reports an engine that accepts connections but never answers, after engineTimeoutMs", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "codecall-silent-"));
     const socketPath = path.join(dir, "docker.sock");
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(socketPath, resolve));
     try {
-      const error = await createEnvironment({ image: "x", socketPath, connectTimeoutMs: 300 }).catch((caught: unknown) => caught);
+      const error = await createEnvironment({ image: "x", socketPath, engineTimeoutMs: 300 }).catch((caught: unknown) => caught);
       expect((error as Error).message).toBe(
         `Cannot reach the Docker engine at ${socketPath} (no answer within 300 ms): is dockerd running? Set DOCKER_HOST, or the socketPath / host option.`,
       );

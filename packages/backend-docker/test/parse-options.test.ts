@@ -14,7 +14,7 @@ const invalid = (raw: unknown) => {
 
 describe("parseDockerOptions", () => {
   it("fills in the defaults", () => {
-    expect(parseDockerOptions({ image: "python:3.12" })).toEqual({ image: "python:3.12", pidsLimit: DEFAULT_PIDS_LIMIT, connectTimeoutMs: 10_000 });
+    expect(parseDockerOptions({ image: "python:3.12" })).toEqual({ image: "python:3.12", pidsLimit: DEFAULT_PIDS_LIMIT, engineTimeoutMs: 10_000 });
   });
 
   it("converts limits to the API's units", () => {

@@ -13,6 +13,7 @@ import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-file";
 import { createEnvironment, type DockerEnvironment } from "../../src/index.js";
 import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
+import { startFreezingProxy } from "./freezing-proxy.js";
 
 const docker = new Docker();
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -75,6 +76,25 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
       ),
     );
     await env.close();
+  });
+
+  it("ends a timed-out script with an error result, not a hang, when the engine hangs", async () => {
+    const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
+    cleanups.push(() => proxy.close());
+    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000 });
+    // Its own engine connection goes through the frozen proxy: remove the container directly.
+    cleanups.push(() => docker.getContainer(env.containerId!).remove({ force: true }));
+    const result = await executeCode({
+      environment: env,
+      transport: createTransport(),
+      tools: builtinTools,
+      code: 'import time\nprint("started", flush=True)\ntime.sleep(300)',
+      limits: { timeoutMs: 2_000 },
+      onStdout: () => proxy.freeze(),
+    });
+    // The kill cannot start, so the host drops the command rather than wait for the engine.
+    expect(result.status).toBe("error");
+    expect(result.error).toBe("docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended");
   });
 
   it("says an image is missing and that codecall does not pull it unless asked", async () => {
