@@ -103,6 +103,11 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     );
   });
 
+  it("tries to pull a missing image only when asked, and reports why the pull failed", async () => {
+    // No registry has this image (and CI reaches none): the pull fails either way, with the engine's reason.
+    await expect(createEnvironment({ image: "codecall-no-such-image:never", pull: true })).rejects.toThrow(/^Could not pull Docker image codecall-no-such-image:never: \S/);
+  });
+
   it("says an image has no sh", async () => {
     // An image whose only file is a text file: nothing can run in it.
     const dir = await mkdtemp(path.join(tmpdir(), "codecall-nosh-"));
