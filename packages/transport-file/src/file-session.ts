@@ -15,6 +15,8 @@ export interface FileSessionOptions {
   minPollMs: number;
   /** Interval the idle back-off grows to, in ms. */
   maxPollMs: number;
+  /** How long a poll that wrote answers waits for the guest's next request, in ms. */
+  lingerMs: number;
   /** How long `close()` waits for the poll in flight, and then for the last one. */
   closeTimeoutMs: number;
 }
@@ -100,6 +102,7 @@ export class FileSession implements TransportSession {
       maxFileBytes,
       budgetBytes: maxFileBytes,
       maxClaims: MAX_CLAIMS_PER_POLL,
+      lingerMs: this.#options.lingerMs,
       responses,
       acks,
       closing,

@@ -21,6 +21,12 @@ export interface FileTransportOptions {
   /** Longest poll interval, reached while the script makes no calls, in ms (default 100). */
   maxPollMs?: number;
   /**
+   * How long a poll that wrote answers waits inside the environment for the script's next request,
+   * in ms (default 10). A script that calls tools one after another then costs one poll per call
+   * instead of two; 0 turns it off.
+   */
+  lingerMs?: number;
+  /**
    * How long closing a session waits for the environment (for the poll in flight, then for the
    * last poll that writes the final answers), in ms (default 5000).
    */
@@ -34,14 +40,15 @@ export class FileTransport implements Transport {
   constructor(options: FileTransportOptions = {}) {
     const minPollMs = options.minPollMs ?? 2;
     const maxPollMs = options.maxPollMs ?? 100;
+    const lingerMs = options.lingerMs ?? 10;
     const closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
-    if (!(minPollMs >= 0 && maxPollMs >= minPollMs && closeTimeoutMs >= 0)) {
+    if (!(minPollMs >= 0 && maxPollMs >= minPollMs && lingerMs >= 0 && closeTimeoutMs >= 0)) {
       throw new CodecallError(
         "INVALID_OPTIONS",
-        `The file transport needs 0 <= minPollMs <= maxPollMs and closeTimeoutMs >= 0, got ${minPollMs}, ${maxPollMs} and ${closeTimeoutMs}`,
+        `The file transport needs 0 <= minPollMs <= maxPollMs, lingerMs >= 0 and closeTimeoutMs >= 0, got ${JSON.stringify(options)}`,
       );
     }
-    this.#options = { minPollMs, maxPollMs, closeTimeoutMs };
+    this.#options = { minPollMs, maxPollMs, lingerMs, closeTimeoutMs };
   }
 
   /** Every environment can run a oneshot command: this is the universal fallback. */

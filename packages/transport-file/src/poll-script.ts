@@ -23,6 +23,8 @@ export interface PollInput {
   budgetBytes: number;
   /** Requests one poll may claim. */
   maxClaims: number;
+  /** After writing answers, how long (ms) the poll waits for the guest's next request. */
+  lingerMs: number;
   /** Response frames to write, by request id (each one line, as `encodeFrame` makes them). */
   responses: ReadonlyMap<string, string>;
   /** Ids whose claimed files can go: the host holds their requests. */
@@ -53,6 +55,7 @@ export function pollCommand(input: PollInput): { command: string; stdin: string 
     max_file: String(Math.floor(input.maxFileBytes)),
     budget: String(Math.floor(input.budgetBytes)),
     max_claims: String(Math.floor(input.maxClaims)),
+    linger: String(Math.floor(input.lingerMs)),
     has_input: lines.length > 0 ? "1" : "0",
     closing: input.closing ? "1" : "0",
   };

@@ -6,6 +6,7 @@
 #   max_file    a request file larger than this is reported by its size only
 #   budget      bytes of request content one poll prints (always at least one request)
 #   max_claims  requests one poll claims
+#   linger      ms to wait for a next request after writing answers (0: do not wait)
 #   has_input   1 when stdin carries responses and acknowledgements
 #   closing     1 for the last poll: write the responses, leave the `closed` marker, claim nothing
 #
@@ -31,7 +32,10 @@ if [ "$has_input" = 1 ]; then
     substr($0, 1, 2) == "A " { print "claimed/" substr($0, 3) ".json" }
   ') || exit 1
   set -- host-tmp/*.json
-  if [ -e "$1" ]; then mv -f -- "$@" responses/ || exit 1; fi
+  if [ -e "$1" ]; then
+    mv -f -- "$@" responses/ || exit 1
+    answered=1
+  fi
   # Unquoted on purpose: a list of validated names ([A-Za-z0-9_-]), split into arguments.
   if [ -n "$acked" ]; then rm -f -- $acked || exit 1; fi
 fi
@@ -41,6 +45,19 @@ if [ "$closing" = 1 ]; then
   : > closed || exit 1
   echo "$boundary end"
   exit 0
+fi
+
+# Linger: answers just went out, and a script that calls tools one after another writes its next
+# request within a few milliseconds. Waiting for it here is far cheaper than a whole new poll (one
+# more backend exec). `sleep` with a fraction is not POSIX; where it fails, this ends at once.
+if [ "${answered:-0}" = 1 ] && [ "$linger" -gt 0 ]; then
+  waited=0
+  while [ "$waited" -lt "$linger" ]; do
+    set -- requests/*
+    [ -e "$1" ] && break
+    sleep 0.002 2>/dev/null || break
+    waited=$((waited + 2))
+  done
 fi
 
 # A guest may put anything in requests/ and claimed/: only a regular file (not a symlink, FIFO or

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PollInput } from "../src/poll-script.js";
 import { createRpcDirCommand } from "../src/rpc-dir.js";
@@ -47,6 +47,7 @@ function describePollScript(flavour: Flavour): void {
       maxFileBytes: 1 << 20,
       budgetBytes: 1 << 20,
       maxClaims: 100,
+      lingerMs: 0,
       responses: new Map(),
       acks: [],
       closing: false,
@@ -125,6 +126,20 @@ function describePollScript(flavour: Flavour): void {
     expect(await readFile(path.join(rpc, "responses", "big.json"), "utf8")).toBe(`${large}\n`);
     expect(await readFile(path.join(rpc, "responses", "small.json"), "utf8")).toBe('{"jsonrpc":"2.0","id":"small","result":1}\n');
     expect(await list("host-tmp")).toEqual([]);
+  });
+
+  it("after writing answers, waits for the next request and claims it in the same poll", async () => {
+    const pending = poll({ lingerMs: 20_000, responses: new Map([["prev", '{"id":"prev"}\n']]) });
+    // The guest reads its answer, then writes its next request while the poll still lingers.
+    await vi.waitFor(async () => expect(await list("responses")).toEqual(["prev.json"]), { timeout: 10_000, interval: 5 });
+    await request("next.json", "t\n{}");
+    expect((await pending).requests?.map((entry) => [entry.id, entry.fresh])).toEqual([["next", true]]);
+  });
+
+  it("does not linger when it wrote no answers", async () => {
+    // With a linger this long, a poll that waited would outlast the test's timeout.
+    const { requests } = await poll({ lingerMs: 600_000, acks: ["nothing"] });
+    expect(requests).toEqual([]);
   });
 
   it("removes unread every entry that is not a regular file named <id>.json", async () => {
@@ -233,7 +248,7 @@ describe("parsePollOutput", () => {
 
 describe("pollCommand", () => {
   it("keeps payloads off the command line and refuses unsafe ids", () => {
-    const base = { rpcDir: "/tmp/it's", boundary: "b", maxFileBytes: 1, budgetBytes: 1, maxClaims: 1, acks: [], closing: false };
+    const base = { rpcDir: "/tmp/it's", boundary: "b", maxFileBytes: 1, budgetBytes: 1, maxClaims: 1, lingerMs: 0, acks: [], closing: false };
     const { command, stdin } = pollCommand({ ...base, responses: new Map([["r1", '{"secret":"s3cret-value"}\n']]) });
     expect(command).not.toContain("s3cret-value");
     expect(command).toContain("rpc='/tmp/it'\\''s'");
