@@ -42,12 +42,12 @@ export class ContainerSession implements ExecTarget {
           };
   }
 
-  /** The container's name (without the leading slash Docker adds). */
   /** How long the engine may take to start an exec (the `engineTimeoutMs` option). */
   get engineTimeoutMs(): number {
     return this.#options.engineTimeoutMs;
   }
 
+  /** The container's name (without the leading slash Docker adds). */
   get name(): string {
     return this.#name;
   }

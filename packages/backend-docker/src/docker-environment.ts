@@ -3,7 +3,7 @@
  * ExecEnvironment supplies the semantics (cwd, env, timeouts, process-tree kills inside the
  * container, files over exec); this class supplies the exec and the container's life.
  */
-import { ExecEnvironment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, ExecEnvironment, type EnvironmentCapabilities } from "@codecall/core";
 import { ContainerSession } from "./container-session.js";
 import { dockerClient } from "./docker-connection.js";
 import { startDockerExec } from "./docker-exec.js";
@@ -18,6 +18,7 @@ const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: false
 
 export class DockerEnvironment extends ExecEnvironment {
   readonly #session: ContainerSession;
+  #closed = false;
 
   /**
    * Checks the options; the container is created (or found) on first use — call {@link start}
@@ -40,8 +41,15 @@ export class DockerEnvironment extends ExecEnvironment {
 
   /** Creates (or finds) the container and checks it can run codecall's commands. Idempotent. */
   async start(): Promise<this> {
+    // Commands are refused after close() by ExecEnvironment; a late start() must not make a new container either.
+    if (this.#closed) throw new CodecallError("ENVIRONMENT_CLOSED", "This docker environment is closed");
     await this.#session.ready();
     return this;
+  }
+
+  override close(): Promise<void> {
+    this.#closed = true;
+    return super.close();
   }
 
   /** The container's name; also its hostname when codecall created it. */

@@ -10,7 +10,7 @@
  */
 import { Readable, Writable, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { CodecallError, type ExecChannel, type ProcessExit } from "@codecall/core";
+import { CodecallError, errorMessage, type ExecChannel, type ProcessExit } from "@codecall/core";
 import { demultiplex } from "./demultiplex.js";
 import { settledExitCode } from "./exec-exit.js";
 
@@ -105,6 +105,6 @@ async function exitOf(exec: Docker.Exec, target: ExecTarget): Promise<ProcessExi
 async function lostContainer(target: ExecTarget, error: unknown): Promise<CodecallError> {
   if (CodecallError.isInstance(error)) return error;
   const gone = await target.goneReason().catch(() => undefined);
-  const message = gone ?? `Docker could not run the command: ${(error as Error).message ?? String(error)}`;
+  const message = gone ?? `Docker could not run the command: ${errorMessage(error)}`;
   return new CodecallError("ENVIRONMENT_FAILED", message, { cause: error });
 }

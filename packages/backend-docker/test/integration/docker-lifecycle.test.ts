@@ -45,6 +45,15 @@ describeIntegration("docker backend: container lifecycle", dockerUnavailable, ()
     await environment.close();
     expect(await inspectStatus(id)).toBe(404);
     await environment.close();
+    await expect(environment.start()).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "ENVIRONMENT_CLOSED"));
+  });
+
+  it("never creates a container when closed before first use", async () => {
+    const environment = new DockerEnvironment({ image: TEST_IMAGE });
+    await environment.close();
+    await expect(environment.execute("true")).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "ENVIRONMENT_CLOSED"));
+    await expect(environment.start()).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "ENVIRONMENT_CLOSED"));
+    expect(await docker.listContainers({ all: true, filters: { label: [`${SESSION_LABEL}=${environment.sessionId}`] } })).toEqual([]);
   });
 
   it("works in an existing container with the given env and workdir, and leaves it running on close", async () => {
