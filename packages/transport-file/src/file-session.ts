@@ -15,7 +15,7 @@ export interface FileSessionOptions {
   minPollMs: number;
   /** Interval the idle back-off grows to, in ms. */
   maxPollMs: number;
-  /** How long a poll that wrote answers waits for the guest's next request, in ms. */
+  /** How long a poll that answers every call in flight waits for the guest's next request, in ms. */
   lingerMs: number;
   /** How long `close()` waits for the poll in flight, and then for the last one. */
   closeTimeoutMs: number;
@@ -102,7 +102,9 @@ export class FileSession implements TransportSession {
       maxFileBytes,
       budgetBytes: maxFileBytes,
       maxClaims: MAX_CLAIMS_PER_POLL,
-      lingerMs: this.#options.lingerMs,
+      // Linger only when this poll answers every call in flight: then the guest is likely to send
+      // its next call at once. With calls still running, it would only delay their answers.
+      lingerMs: this.#dispatched.size <= responses.size ? this.#options.lingerMs : 0,
       responses,
       acks,
       closing,

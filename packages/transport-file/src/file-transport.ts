@@ -21,9 +21,9 @@ export interface FileTransportOptions {
   /** Longest poll interval, reached while the script makes no calls, in ms (default 100). */
   maxPollMs?: number;
   /**
-   * How long a poll that wrote answers waits inside the environment for the script's next request,
-   * in ms (default 10). A script that calls tools one after another then costs one poll per call
-   * instead of two; 0 turns it off.
+   * How long a poll that answered every call in flight waits inside the environment for the
+   * script's next request, in ms (default 10). A script that calls tools one after another then
+   * costs one poll per call instead of two; 0 turns it off.
    */
   lingerMs?: number;
   /**

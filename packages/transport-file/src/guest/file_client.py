@@ -4,7 +4,7 @@
 # requests/, so the host never sees a partial request. The id (also the JSON-RPC id) is the pid and
 # a uuid4: unique across threads and processes, forked ones included. ONE poller thread per process
 # watches responses/ for the ids it owns and settles their futures; it looks every 1 ms for 50 ms
-# after a submit or an answer, then backs off to 50 ms while nothing arrives. When the host stops serving (the `closed`
+# after a submit or an answer, then backs off to 20 ms while nothing arrives. When the host stops serving (the `closed`
 # marker) or the RPC dir is gone, every pending call fails with ToolError instead of hanging.
 import threading as _threading
 import time as _time
@@ -13,7 +13,7 @@ import uuid as _uuid
 _RPC_DIR = _os.environ.get("CODECALL_RPC_DIR")
 _RPC_TOKEN = _os.environ.get("CODECALL_RPC_TOKEN")
 _FAST_POLL_SECONDS = 0.001
-_SLOW_POLL_SECONDS = 0.05
+_SLOW_POLL_SECONDS = 0.02
 _FAST_WINDOW_SECONDS = 0.05
 
 
