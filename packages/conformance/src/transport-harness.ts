@@ -85,18 +85,19 @@ function probeTools(probe: ToolProbe): ToolDefinition[] {
       parameters: { type: "object", properties: { parties: { type: "integer" } }, required: ["parties"] },
       execute: ({ parties }: { parties: number }) =>
         new Promise<number>((resolve) => {
-          waiting.push(resolve);
-          probe.maxWaiting = Math.max(probe.maxWaiting, waiting.length);
-          if (waiting.length >= parties) {
-            for (const release of waiting.splice(0)) release(parties);
-            return;
-          }
-          // Only a transport that serialises calls gets here: answer, so the case fails instead of hanging.
-          setTimeout(() => {
-            const index = waiting.indexOf(resolve);
-            if (index !== -1) waiting.splice(index, 1);
+          // Only a transport that serialises calls lets this fire: answer, so the case fails
+          // instead of hanging.
+          const timer = setTimeout(() => {
+            waiting.splice(waiting.indexOf(release), 1);
             resolve(probe.maxWaiting);
           }, RENDEZVOUS_GIVE_UP_MS);
+          const release = (seen: number) => {
+            clearTimeout(timer);
+            resolve(seen);
+          };
+          waiting.push(release);
+          probe.maxWaiting = Math.max(probe.maxWaiting, waiting.length);
+          if (waiting.length >= parties) for (const waiter of waiting.splice(0)) waiter(parties);
         }),
     }),
     defineTool({
