@@ -8,8 +8,8 @@ import { executeCode } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-file";
 import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
-// By path: the bench package does not list the backend; its dist resolves dockerode from its own package.
-import { createEnvironment } from "../packages/backend-docker/dist/index.js";
+import { createEnvironment } from "@codecall/backend-docker";
+import Docker from "dockerode";
 
 const image = process.env.CODECALL_DOCKER_IMAGE ?? "codecall-test-python:latest";
 
@@ -43,7 +43,6 @@ report("docker: execute('true') (exec through codecall's wrapper)", await timeRe
 report("docker: execute('true') with timeoutMs (adds the pidfile)", await timeRepeated(30, () => environment.execute("true", { timeoutMs: 10_000 })), "ms");
 
 // Baseline: the engine's own cost of one exec (create, start, stream to its end, inspect).
-const { default: Docker } = await import("../packages/backend-docker/node_modules/dockerode/lib/docker.js");
 const bare = new Docker().getContainer(container);
 report(
   "baseline: bare dockerode exec of `true` (no wrapper)",
