@@ -2,13 +2,12 @@
 // On a machine with `taskset`, the local benchmarks run a second time pinned to one CPU: on small
 // VMs a cross-CPU wake-up roughly doubles a local round trip, and pinning shows the floor.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const benches = [
   { file: "local-uds.mjs", pinnable: true },
-  { file: "local-file.mjs", pinnable: true, optional: true },
+  { file: "local-file.mjs", pinnable: true },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
 ];
@@ -20,7 +19,6 @@ let failed = false;
 for (const bench of benches) {
   if (only.length > 0 && !only.some((name) => bench.file.startsWith(name))) continue;
   const path = fileURLToPath(new URL(bench.file, import.meta.url));
-  if (bench.optional && !existsSync(path)) continue;
   const runs = [{ label: "unpinned", command: process.execPath, args: [path] }];
   if (bench.pinnable && hasTaskset) runs.push({ label: "pinned to CPU 0 (taskset -c 0)", command: "taskset", args: ["-c", "0", process.execPath, path] });
   for (const run of runs) {
