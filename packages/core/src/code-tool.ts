@@ -21,8 +21,18 @@ export interface CodeToolArgs {
   code: string;
 }
 
+/**
+ * The `execute_code` tool. It is a `ToolDefinition`, and its `execute` needs no more context than
+ * an optional `signal`, so a platform can call it from its own tool adapter without inventing an
+ * environment or a run id.
+ */
+export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
+  /** Runs the script; never throws for script failures (they are results). */
+  execute(args: CodeToolArgs, context?: { readonly signal?: AbortSignal }): Promise<ExecuteCodeResult>;
+}
+
 /** Builds the `execute_code` tool. Its `execute` never throws for script failures. */
-export function createCodeTool(options: CodeToolOptions): ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
+export function createCodeTool(options: CodeToolOptions): CodeTool {
   const tools = selectTools(options.tools ?? [], options.allowedTools);
   const limits = resolveLimits(options.limits);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
@@ -41,7 +51,7 @@ export function createCodeTool(options: CodeToolOptions): ToolDefinition<CodeToo
     name: options.name ?? "execute_code",
     description: describeCodeTool(tools, limits, moduleName),
     parameters,
-    async execute(args, context) {
+    async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
       return executeCode({ ...options, environment, tools, allowedTools: undefined, code: args.code, signal: context.signal });
     },

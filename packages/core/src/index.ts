@@ -59,7 +59,7 @@ export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput } f
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
 export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
 
-export { createCodeTool, describeCodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
+export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,
