@@ -75,6 +75,8 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
           "(was removed \\(outside codecall\\) while in use|stopped \\(exit code 137\\): it was stopped or killed outside codecall)$",
       ),
     );
+    // What the script printed before its container went is kept, with the reason after it.
+    expect(result.output).toBe(`started\n\n${result.error}`);
     await env.close();
   });
 
@@ -95,6 +97,7 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     // The kill cannot start, so the host drops the command rather than wait for the engine.
     expect(result.status).toBe("error");
     expect(result.error).toBe("docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended");
+    expect(result.output).toBe(`started\n\n${result.error}`);
   });
 
   it("says an image is missing and that codecall does not pull it unless asked", async () => {

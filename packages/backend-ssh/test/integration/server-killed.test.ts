@@ -46,6 +46,8 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
     await crashed;
     expect(result.status).toBe("error");
     expect(result.error).toMatch(/^ssh environment failed: The ssh environment lost the command: ssh: the connection to codecall@127\.0\.0\.1:\d+ was lost/);
+    // What the script printed before the server went is kept, with the reason after it.
+    expect(result.output).toBe(`${runDir}\n\n${result.error}`);
 
     const later = await environment.execute("true").catch((error: unknown) => error);
     expect(CodecallError.isInstance(later, "ENVIRONMENT_FAILED")).toBe(true);

@@ -64,7 +64,11 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
   let status: ExecuteCodeStatus;
   let output: string;
   let error: string | undefined;
-  if (run.reason === "timeout") {
+  if (run.reason === "lost") {
+    status = "error";
+    error = `${input.backend} environment failed: ${run.lostBecause}`;
+    output = appendNotice(withStderr, error);
+  } else if (run.reason === "timeout") {
     status = "timeout";
     error = `Script timed out after ${formatSeconds(input.timeoutMs)} and was killed.`;
     output = appendNotice(withStderr, `⏰ ${error}`);
@@ -83,7 +87,7 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
   const result: ExecuteCodeResult = {
     status,
     output,
-    exitCode: run.exit.exitCode,
+    exitCode: run.reason === "lost" ? null : run.exit.exitCode,
     toolCallsMade: input.toolCallsMade,
     durationSeconds: input.durationSeconds,
     ...truncation(run.stdout),

@@ -8,8 +8,8 @@ import { errorMessage } from "../errors.js";
 import { drainStream, writeStdin } from "../process/collect.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
 
-/** Why the script stopped. */
-export type StopReason = "exited" | "timeout" | "interrupted";
+/** Why the script stopped; `lost` means the environment failed under it (a dead container, a dropped connection). */
+export type StopReason = "exited" | "timeout" | "interrupted" | "lost";
 
 export interface SuperviseOptions {
   environment: Environment;
@@ -24,12 +24,15 @@ export interface SuperviseOptions {
   onStdout?: (chunk: Uint8Array) => void;
   onStderr?: (chunk: Uint8Array) => void;
   /** Called once, as soon as the script must stop (before the kill completes). */
-  onStopping?: (reason: Exclude<StopReason, "exited">) => void;
+  onStopping?: (reason: "timeout" | "interrupted") => void;
 }
 
-export interface SupervisedRun {
-  reason: StopReason;
-  exit: ProcessExit;
+/** How the run ended: the process exit, or why the environment lost the process. */
+export type RunEnding = { reason: Exclude<StopReason, "lost">; exit: ProcessExit } | { reason: "lost"; lostBecause: string };
+
+export type SupervisedRun = RunOutput & RunEnding;
+
+interface RunOutput {
   stdout: CapturedOutput;
   stderr: CapturedOutput;
   /** The abort reason, when interrupted and it was given as text or an Error. */
@@ -57,7 +60,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
 
   let reason: StopReason = "exited";
   let interruptReason: string | undefined;
-  const stop = (why: Exclude<StopReason, "exited">) => {
+  const stop = (why: "timeout" | "interrupted") => {
     if (reason !== "exited") return;
     reason = why;
     options.onStopping?.(why);
@@ -73,13 +76,21 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   else options.signal?.addEventListener("abort", onAbort, { once: true });
 
   try {
-    const exit = await process.wait();
+    let ending: RunEnding;
+    try {
+      const exit = await process.wait();
+      ending = { reason, exit };
+    } catch (error) {
+      // The backend died under the script. What it printed so far is kept: it is often exactly
+      // what the model needs to see (how far the script got).
+      ending = { reason: "lost", lostBecause: errorMessage(error) };
+    }
     // The tree is gone, so the pipes close at once; the grace only guards against a backend that
     // leaves a stream dangling.
     await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS)]);
-    const run: SupervisedRun = { reason, exit, stdout: stdout.finish(), stderr: stderr.finish() };
-    if (interruptReason !== undefined) run.interruptReason = interruptReason;
-    return run;
+    const output: RunOutput = { stdout: stdout.finish(), stderr: stderr.finish() };
+    if (interruptReason !== undefined) output.interruptReason = interruptReason;
+    return { ...output, ...ending };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
