@@ -6,7 +6,7 @@
 import type Docker from "dockerode";
 import { CodecallError, errorMessage, newRunId } from "@codecall/core";
 import { containerConfig } from "./container-config.js";
-import { describeEngine, pingEngine } from "./docker-connection.js";
+import { describeEngine, engineFailure, pingEngine } from "./docker-connection.js";
 import { probeExec } from "./exec-probe.js";
 import type { ExecTarget } from "./docker-exec.js";
 import type { ParsedDockerOptions } from "./parse-options.js";
@@ -82,11 +82,11 @@ export class ContainerSession implements ExecTarget {
     const container = await this.#ready?.catch(() => undefined);
     if (!container || !this.owned || this.#options.keepContainer) return;
     try {
-      await container.remove({ force: true });
+      await container.remove({ force: true, abortSignal: this.#deadline() });
     } catch (error) {
       // Already gone (removed from outside, or by an earlier close): nothing left to release.
       if (statusCode(error) === 404 || /already in progress/.test(errorMessage(error))) return;
-      throw new CodecallError("ENVIRONMENT_FAILED", `Could not remove container ${this.#name}: ${errorMessage(error)}. Remove it with \`docker rm -f ${this.#name}\` or cleanupStaleContainers().`, { cause: error });
+      throw new CodecallError("ENVIRONMENT_FAILED", `Could not remove container ${this.#name}: ${engineFailure(error, this.#options.engineTimeoutMs)}. Remove it with \`docker rm -f ${this.#name}\` or cleanupStaleContainers().`, { cause: error });
     }
   }
 
@@ -100,7 +100,7 @@ export class ContainerSession implements ExecTarget {
     for (;;) {
       let state: Docker.ContainerInspectInfo["State"];
       try {
-        state = (await container.inspect({ abortSignal: AbortSignal.timeout(this.#options.engineTimeoutMs) })).State;
+        state = (await container.inspect({ abortSignal: this.#deadline() })).State;
       } catch (error) {
         if (statusCode(error) === 404) return `container ${this.#name} was removed (outside codecall) while in use`;
         return `the Docker engine stopped answering (${errorMessage(error)})`;
@@ -122,7 +122,7 @@ export class ContainerSession implements ExecTarget {
     } catch (error) {
       if (!this.owned) throw error;
       const exited = await this.#exitedAtStart(container);
-      await container.remove({ force: true }).catch(() => {});
+      await container.remove({ force: true, abortSignal: this.#deadline() }).catch(() => {});
       throw exited ?? error;
     }
     return container;
@@ -130,7 +130,7 @@ export class ContainerSession implements ExecTarget {
 
   /** A new container that is already gone again: its keep-alive `sh` could not run. */
   async #exitedAtStart(container: Docker.Container): Promise<CodecallError | undefined> {
-    const state = await container.inspect().then((info) => info.State, () => undefined);
+    const state = await container.inspect({ abortSignal: this.#deadline() }).then((info) => info.State, () => undefined);
     if (!state || state.Running) return undefined;
     const image = this.#options.image;
     // 127: docker-init could not exec the keep-alive (the shell's "command not found" too).
@@ -145,7 +145,7 @@ export class ContainerSession implements ExecTarget {
     const config = containerConfig({ ...this.#options, image }, this.sessionId, this.#name);
     let container: Docker.Container;
     try {
-      container = await this.#docker.createContainer(config);
+      container = await this.#docker.createContainer({ ...config, abortSignal: this.#deadline() });
     } catch (error) {
       if (statusCode(error) !== 404 || !/image/i.test(errorMessage(error))) throw this.#engineError(`create a container from ${image}`, error);
       if (!this.#options.pull) {
@@ -157,14 +157,14 @@ export class ContainerSession implements ExecTarget {
         );
       }
       await this.#pull(image);
-      container = await this.#docker.createContainer(config).catch((retryError: unknown) => {
+      container = await this.#docker.createContainer({ ...config, abortSignal: this.#deadline() }).catch((retryError: unknown) => {
         throw this.#engineError(`create a container from ${image}`, retryError);
       });
     }
     try {
-      await container.start();
+      await container.start({ abortSignal: this.#deadline() });
     } catch (error) {
-      await container.remove({ force: true }).catch(() => {});
+      await container.remove({ force: true, abortSignal: this.#deadline() }).catch(() => {});
       throw this.#engineError(`start a container from ${image}`, error);
     }
     return container;
@@ -174,7 +174,7 @@ export class ContainerSession implements ExecTarget {
     const container = this.#docker.getContainer(reference);
     let info: Docker.ContainerInspectInfo;
     try {
-      info = await container.inspect();
+      info = await container.inspect({ abortSignal: this.#deadline() });
     } catch (error) {
       if (statusCode(error) === 404) {
         throw new CodecallError("ENVIRONMENT_FAILED", `No container ${reference} on the Docker engine at ${describeEngine(this.#options)}`, { cause: error });
@@ -216,8 +216,16 @@ export class ContainerSession implements ExecTarget {
     }
   }
 
+  /**
+   * A deadline for one engine request (`engineTimeoutMs`): a hung dockerd must give a clear error,
+   * not hang createEnvironment() or close(). Pulls are not bounded (they legitimately take minutes).
+   */
+  #deadline(): AbortSignal {
+    return AbortSignal.timeout(this.#options.engineTimeoutMs);
+  }
+
   #engineError(action: string, error: unknown): CodecallError {
-    return new CodecallError("ENVIRONMENT_FAILED", `Docker could not ${action}: ${errorMessage(error)}`, { cause: error });
+    return new CodecallError("ENVIRONMENT_FAILED", `Docker could not ${action}: ${engineFailure(error, this.#options.engineTimeoutMs)}`, { cause: error });
   }
 }
 

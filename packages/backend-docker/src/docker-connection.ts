@@ -49,11 +49,21 @@ export async function pingEngine(docker: Docker, options: DockerConnectionOption
     const pingable = docker as unknown as { ping(options: { abortSignal: AbortSignal }): Promise<unknown> };
     await pingable.ping({ abortSignal: AbortSignal.timeout(options.engineTimeoutMs) });
   } catch (error) {
-    const why = (error as { name?: string }).name === "TimeoutError" || (error as { name?: string }).name === "AbortError" ? `no answer within ${options.engineTimeoutMs} ms` : errorMessage(error);
+    const why = engineFailure(error, options.engineTimeoutMs);
     throw new CodecallError(
       "ENVIRONMENT_FAILED",
       `Cannot reach the Docker engine at ${describeEngine(options)} (${why}): is dockerd running? Set DOCKER_HOST, or the socketPath / host option.`,
       { cause: error },
     );
   }
+}
+
+/**
+ * Why an engine request failed, in words: a request cut off by its `engineTimeoutMs` deadline
+ * (dockerode rejects with the signal's TimeoutError or AbortError) says so instead of "aborted".
+ */
+export function engineFailure(error: unknown, engineTimeoutMs: number): string {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === "TimeoutError" || name === "AbortError") return `no answer within ${engineTimeoutMs} ms`;
+  return errorMessage(error);
 }

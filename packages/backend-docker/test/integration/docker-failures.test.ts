@@ -100,6 +100,30 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     expect(result.output).toBe(`started\n\n${result.error}`);
   });
 
+  it("gives a clear error, not a hang, when the engine stops answering while it creates the container", async () => {
+    const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
+    cleanups.push(() => proxy.close());
+    // The ping passes; the create request never reaches the engine, so nothing is left behind.
+    proxy.freezeOnRequest(/^POST \S*\/containers\/create/);
+    const label = `codecall-freeze-${process.pid}`;
+    await expect(createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000, labels: { [label]: "1" } })).rejects.toThrow(
+      `Docker could not create a container from ${TEST_IMAGE}: no answer within 1000 ms`,
+    );
+    expect(await docker.listContainers({ all: true, filters: { label: [label] } })).toEqual([]);
+  });
+
+  it("gives a clear error, not a hang, when the engine stops answering at close()", async () => {
+    const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
+    cleanups.push(() => proxy.close());
+    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000 });
+    cleanups.push(() => docker.getContainer(env.containerId!).remove({ force: true }));
+    expect((await env.execute("echo alive")).stdout).toBe("alive\n");
+    proxy.freeze();
+    await expect(env.close()).rejects.toThrow(
+      new RegExp(`^Could not remove container ${env.containerName}: no answer within 1000 ms\\. Remove it with \`docker rm -f ${env.containerName}\``),
+    );
+  });
+
   it("says an image is missing and that codecall does not pull it unless asked", async () => {
     await expect(createEnvironment({ image: "codecall-no-such-image:never" })).rejects.toThrow(
       /^Docker image codecall-no-such-image:never is not present on the engine at .*, and codecall never pulls unless asked: run `docker pull codecall-no-such-image:never` \(or build it\), or set the pull option/,

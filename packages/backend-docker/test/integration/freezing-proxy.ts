@@ -4,6 +4,7 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { createConnection, createServer, type Socket } from "node:net";
+import { Transform } from "node:stream";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -11,6 +12,8 @@ export interface FreezingProxy {
   socketPath: string;
   /** From now on nothing passes, in either direction, on old or new connections. */
   freeze(): void;
+  /** Freezes as soon as a request matching `pattern` (e.g. `/POST \S*\/containers\/create/`) arrives; it never reaches the engine. */
+  freezeOnRequest(pattern: RegExp): void;
   close(): Promise<void>;
 }
 
@@ -19,13 +22,30 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
   const socketPath = path.join(dir, "docker.sock");
   const sockets = new Set<Socket>();
   let frozen = false;
+  let trigger: RegExp | undefined;
+  const freeze = () => {
+    frozen = true;
+    for (const socket of sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  };
   // Half-open both ways: an exec's stdin EOF is a half-close, and its output still has to come back.
   const server = createServer({ allowHalfOpen: true }, (client) => {
     sockets.add(client);
     if (frozen) return client.pause();
     const engine = createConnection({ path: engineSocketPath, allowHalfOpen: true });
     sockets.add(engine);
-    client.pipe(engine).on("error", () => {});
+    const watch = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (trigger?.test(chunk.toString("latin1"))) {
+          freeze();
+          return done();
+        }
+        done(null, chunk);
+      },
+    });
+    client.pipe(watch).pipe(engine).on("error", () => {});
     engine.pipe(client).on("error", () => {});
     client.on("error", () => engine.destroy());
     engine.on("error", () => client.destroy());
@@ -33,12 +53,9 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
   await new Promise<void>((resolve) => server.listen(socketPath, resolve));
   return {
     socketPath,
-    freeze() {
-      frozen = true;
-      for (const socket of sockets) {
-        socket.unpipe();
-        socket.pause();
-      }
+    freeze,
+    freezeOnRequest(pattern) {
+      trigger = pattern;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
