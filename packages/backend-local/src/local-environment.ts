@@ -9,6 +9,7 @@ import path from "node:path";
 import {
   CodecallError,
   collectProcess,
+  newRunId,
   toExecResult,
   type Environment,
   type EnvironmentCapabilities,
@@ -18,6 +19,7 @@ import {
   type WriteFileOptions,
 } from "@codecall/core";
 import { LocalProcess } from "./local-process.js";
+import { TREE_TAG_VARIABLE } from "./process-tree.js";
 
 export interface LocalEnvironmentOptions {
   /** Default working directory of commands and base of relative paths (default: `process.cwd()`). */
@@ -70,9 +72,11 @@ export class LocalEnvironment implements Environment {
     this.#assertOpen();
     const cwd = options.cwd === undefined ? this.#cwd : this.resolve(options.cwd);
     await assertDirectory(cwd);
+    const tag = newRunId();
     const child = spawnChild(this.#shell, ["-c", command], {
       cwd,
-      env: options.clearEnv ? { ...options.env } : { ...this.#env, ...options.env },
+      // The tree tag lets a kill find the processes that leave the group (see process-tree.ts).
+      env: { ...(options.clearEnv ? options.env : { ...this.#env, ...options.env }), [TREE_TAG_VARIABLE]: tag },
       // A new session: the command leads its own process group, so the tree can be signalled at once.
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
@@ -81,7 +85,7 @@ export class LocalEnvironment implements Environment {
       child.once("spawn", resolve);
       child.once("error", (error) => reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${this.#shell}: ${error.message}`, { cause: error })));
     });
-    const process = new LocalProcess(child);
+    const process = new LocalProcess(child, tag);
     this.#track(process, options);
     return process;
   }

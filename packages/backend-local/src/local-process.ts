@@ -1,13 +1,13 @@
 /**
  * A child process started in its own process group (its own session, in fact), so that a timeout,
  * a kill or the end of the command reaches its whole tree: grandchildren, and — on Linux — also
- * descendants that started a session of their own.
+ * descendants that started a session of their own, even after a double fork (found by tree tag).
  */
 import type { ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { EnvironmentProcess, KillOptions, ProcessExit } from "@codecall/core";
 import { toWebReadable, toWebWritable } from "./node-streams.js";
-import { findDescendants, groupAlive, signalAll } from "./process-tree.js";
+import { findTree, groupAlive, signalAll } from "./process-tree.js";
 
 /** How often a kill checks whether the tree is gone during the grace period. */
 const KILL_POLL_MS = 25;
@@ -18,6 +18,8 @@ export class LocalProcess implements EnvironmentProcess {
   readonly stderr: ReadableStream<Uint8Array>;
   readonly #child: ChildProcess;
   readonly #pid: number;
+  /** The value of CODECALL_TREE in the tree's env. */
+  readonly #tag: string;
   readonly #exit: Promise<ProcessExit>;
   #exited = false;
   /** Set once leftovers were swept after the exit: the pgid may be reused later, never signal it again. */
@@ -25,10 +27,11 @@ export class LocalProcess implements EnvironmentProcess {
   #killing: Promise<void> | undefined;
   #timedOut = false;
 
-  constructor(child: ChildProcess) {
+  constructor(child: ChildProcess, tag: string) {
     if (child.pid === undefined) throw new Error("child process has no pid");
     this.#child = child;
     this.#pid = child.pid;
+    this.#tag = tag;
     this.stdin = toWebWritable(child.stdin!);
     this.stdout = toWebReadable(child.stdout!);
     this.stderr = toWebReadable(child.stderr!);
@@ -69,11 +72,11 @@ export class LocalProcess implements EnvironmentProcess {
 
   async #killTree(graceMs: number): Promise<void> {
     if (graceMs > 0) {
-      signalAll(this.#pid, await findDescendants(this.#pid), "SIGTERM");
+      signalAll(this.#pid, await findTree(this.#pid, this.#tag), "SIGTERM");
       const deadline = Date.now() + graceMs;
       while (Date.now() < deadline && (!this.#exited || groupAlive(this.#pid))) await sleep(KILL_POLL_MS);
     }
-    if (!this.#reaped) signalAll(this.#pid, await findDescendants(this.#pid), "SIGKILL");
+    if (!this.#reaped) signalAll(this.#pid, await findTree(this.#pid, this.#tag), "SIGKILL");
     await this.#exit;
   }
 

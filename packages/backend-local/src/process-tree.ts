@@ -1,12 +1,17 @@
 /**
- * Finds every descendant of a process on Linux by reading /proc, so a kill also reaches children
- * that left the process group (`setsid`, `setpgid`) — they would escape a group kill. Elsewhere
- * (or when /proc is unreadable) it finds nothing and the group kill is all there is.
+ * Finds every process of a command's tree on Linux by reading /proc, so a kill also reaches the
+ * ones that left the process group (a group kill misses them): descendants by parent pid
+ * (`setsid`, `setpgid`), and processes whose environment carries the command's tree tag, which
+ * also finds a daemon that double-forked and now belongs to init. Elsewhere (or when /proc is
+ * unreadable) it finds nothing and the group kill is all there is.
  */
 import { readdir, readFile } from "node:fs/promises";
 
-/** Pids of all descendants of `rootPid` (not `rootPid` itself), children before grandchildren. */
-export async function findDescendants(rootPid: number): Promise<number[]> {
+/** The variable every process of a command's tree inherits; its value identifies the tree. */
+export const TREE_TAG_VARIABLE = "CODECALL_TREE";
+
+/** Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged `tag`. */
+export async function findTree(rootPid: number, tag: string): Promise<number[]> {
   if (process.platform !== "linux") return [];
   let entries: string[];
   try {
@@ -15,15 +20,19 @@ export async function findDescendants(rootPid: number): Promise<number[]> {
     return [];
   }
   const childrenOf = new Map<number, number[]>();
+  const tagged: number[] = [];
+  const marker = `${TREE_TAG_VARIABLE}=${tag}\0`;
   await Promise.all(
     entries
       .filter((entry) => /^\d+$/.test(entry))
       .map(async (entry) => {
-        const parent = await parentPid(Number(entry));
+        const pid = Number(entry);
+        const [parent, environ] = await Promise.all([parentPid(pid), readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")]);
+        if (pid !== rootPid && (environ.startsWith(marker) || environ.includes(`\0${marker}`))) tagged.push(pid);
         if (parent === undefined) return;
         const siblings = childrenOf.get(parent);
-        if (siblings) siblings.push(Number(entry));
-        else childrenOf.set(parent, [Number(entry)]);
+        if (siblings) siblings.push(pid);
+        else childrenOf.set(parent, [pid]);
       }),
   );
   const found: number[] = [];
@@ -34,7 +43,7 @@ export async function findDescendants(rootPid: number): Promise<number[]> {
       queue.push(child);
     }
   }
-  return found;
+  return [...new Set([...found, ...tagged])];
 }
 
 async function parentPid(pid: number): Promise<number | undefined> {

@@ -131,6 +131,21 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         expect(alive.stdout.trim()).toBe("gone");
       }, timeout);
 
+      it("kills on timeout also what left the process group, even a double-forked daemon", async () => {
+        const pidFile = `${scratch}/escaped.pid`;
+        // setsid + a background job whose parent exits at once: a new session, reparented to
+        // init, so neither a group kill nor a walk down from the command finds it.
+        const command =
+          `command -v setsid >/dev/null || { echo no setsid; exit 0; }; ` +
+          `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${q(pidFile)}' </dev/null >/dev/null 2>&1; echo escaped; sleep 300`;
+        const result = await environment.execute(command, { timeoutMs: 1_000 });
+        // An environment without setsid cannot start such a process, so there is nothing to kill.
+        if (result.stdout === "no setsid\n") return;
+        expect(result.timedOut).toBe(true);
+        expect(result.stdout).toBe("escaped\n");
+        expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
+      }, timeout);
+
       it("ends what a command leaves running in the background, instead of waiting for it", async () => {
         const pidFile = `${scratch}/background.pid`;
         const result = await environment.execute(`sleep 300 & echo $! > ${q(pidFile)}; echo started`);

@@ -288,11 +288,14 @@ print(echo("fine")["text"])
     it("kills the script and everything it started on timeout", async () => {
       const dir = await environment.tempDir();
       const pidFile = `${dir}/child.pid`;
+      const daemonPidFile = `${dir}/daemon.pid`;
       const result = await run(
         `
 import subprocess, time
 child = subprocess.Popen(["sleep", "300"])
 open(${JSON.stringify(pidFile)}, "w").write(str(child.pid))
+# A daemon: its own session, and its parent exits at once, so it belongs to init.
+subprocess.run(["sh", "-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${daemonPidFile}"], start_new_session=True, check=True)
 print("started", flush=True)
 time.sleep(300)
 `,
@@ -302,6 +305,7 @@ time.sleep(300)
       expect(result.error).toBe("Script timed out after 2s and was killed.");
       expect(result.output).toBe("started\n\n⏰ Script timed out after 2s and was killed.");
       expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
+      expect((await environment.executeOneshot(processGoneCommand(daemonPidFile))).stdout.trim()).toBe("gone");
       await environment.executeOneshot(`rm -rf '${dir}'`);
     }, timeout);
 

@@ -7,7 +7,9 @@
 #
 # The command runs in a session of its own, so one signal to its process group reaches every
 # process it starts; whatever it leaves running is killed when it exits. PIDFILE (optional) lets
-# a second exec kill the group: it holds "starting", then the group id, then "done".
+# a second exec kill the group: it holds "starting", then the group id, then "done". The command's
+# env then carries CODECALL_TREE=PIDFILE, which its descendants inherit even when they leave the
+# group (setsid, double fork): kill-command.sh finds those by it.
 cc_pidfile=$1
 [ -z "$cc_pidfile" ] || printf 'starting\n' > "$cc_pidfile"
 IFS= read -r cc_header || { echo "codecall: missing command header on stdin" >&2; exit 125; }
@@ -33,6 +35,7 @@ exec 3<&0
 (
   for cc_name in $cc_names; do unset "$cc_name" 2>/dev/null; done
   eval "$CC_EXPORTS"
+  [ -z "$cc_pidfile" ] || export CODECALL_TREE="$cc_pidfile"
   exec $cc_setsid $cc_timeout /bin/sh -c "$CC_CMD"
 ) 0<&3 3<&- &
 exec 3<&-
