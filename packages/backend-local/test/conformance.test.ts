@@ -1,4 +1,4 @@
 import { describeEnvironment } from "@codecall/conformance";
 import { createEnvironment } from "../src/index.js";
 
-describeEnvironment({ name: "local", create: () => createEnvironment() });
+describeEnvironment({ name: "local", create: () => createEnvironment(), capabilities: { hostSockets: true, streamingStdio: true } });

@@ -27,4 +27,5 @@ const startLocalExec: StartExec = async ({ argv }) => {
 describeEnvironment({
   name: "ExecEnvironment over local argv exec",
   create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec }),
+  capabilities: { hostSockets: false, streamingStdio: true },
 });

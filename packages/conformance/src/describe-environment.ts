@@ -2,8 +2,12 @@
  * `describeEnvironment()`: the cases every backend must pass, written only against the
  * Environment contract. Commands are POSIX `sh` with coreutils, so they run on any backend.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodecallError, shellQuote, type Environment } from "@codecall/core";
+import { CodecallError, shellQuote, type Environment, type EnvironmentCapabilities } from "@codecall/core";
 import { describeIntegration } from "./integration.js";
 
 export interface EnvironmentSuiteOptions {
@@ -11,6 +15,14 @@ export interface EnvironmentSuiteOptions {
   name: string;
   /** Makes a fresh environment; the suite closes it. */
   create: () => Promise<Environment> | Environment;
+  /**
+   * What the backend promises. The environment must declare these `capabilities`, and the suite
+   * holds it to them: with `hostSockets`, a process inside connects to a Unix socket the host
+   * made; with `maxConcurrentExec`, twice that many commands at once all succeed (queued, not
+   * refused); with `streamingStdio`, a spawned process answers input while it runs. Omitted: the
+   * environment's own declaration is tested.
+   */
+  capabilities?: Partial<EnvironmentCapabilities>;
   /** When set, the service is missing: the suite is skipped (or fails under CI) with this reason. */
   unavailableReason?: string;
   /** Per-test timeout in ms (default 30 s; raise it for slow remote backends). */
@@ -163,9 +175,49 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         expect(result.exitCode).not.toBe(0);
       }, timeout);
 
-      it("runs many commands at once", async () => {
-        const results = await Promise.all(Array.from({ length: 8 }, (_, index) => environment.execute(`echo ${index}`)));
-        expect(results.map((result) => result.stdout.trim())).toEqual(Array.from({ length: 8 }, (_, index) => String(index)));
+      it("runs many commands at once, more than maxConcurrentExec allows by queueing", async () => {
+        const limit = environment.capabilities.maxConcurrentExec;
+        const count = limit === undefined ? 8 : limit * 2;
+        // Half of them oneshots: they share the same limit, and must not be refused either.
+        const results = await Promise.all(
+          Array.from({ length: count }, (_, index) => (index % 2 ? environment.executeOneshot : environment.execute).call(environment, `sleep 0.1; echo ${index}`)),
+        );
+        expect(results.map((result) => result.stdout.trim())).toEqual(Array.from({ length: count }, (_, index) => String(index)));
+      }, timeout);
+    });
+
+    describe("capabilities", () => {
+      it("declares the capabilities the backend promises", () => {
+        expect(environment.capabilities).toMatchObject(options.capabilities ?? {});
+        expect(typeof environment.capabilities.hostSockets).toBe("boolean");
+        expect(typeof environment.capabilities.streamingStdio).toBe("boolean");
+      });
+
+      it("lets a process inside connect to a host Unix socket when it declares hostSockets", async (context) => {
+        if (!environment.capabilities.hostSockets) return context.skip("the environment does not declare hostSockets");
+        const dir = await mkdtemp(path.join(tmpdir(), "codecall-conformance-"));
+        const socketPath = path.join(dir, "host.sock");
+        const received = new Promise<string>((resolve) => {
+          const server = createServer((socket) => {
+            let data = "";
+            socket.on("data", (chunk) => (data += chunk.toString()));
+            socket.on("end", () => {
+              resolve(data);
+              server.close();
+            });
+          });
+          server.listen(socketPath);
+        });
+        try {
+          // Python is what connects in real runs (the uds transport's guest); the suite uses it too.
+          const result = await environment.execute(
+            `python3 -c "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'hello from inside'); s.close()" ${q(socketPath)}`,
+          );
+          expect(result.stderr).toBe("");
+          expect(await received).toBe("hello from inside");
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       }, timeout);
     });
 
@@ -182,7 +234,18 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
     });
 
     describe("spawn", () => {
-      it("streams stdin and stdout while the process runs", async () => {
+      it("hands stdin to a spawned process and returns all its output", async () => {
+        const child = await environment.spawn("cat; echo end");
+        const writer = child.stdin.getWriter();
+        await writer.write(new TextEncoder().encode("one\ntwo\n"));
+        await writer.close();
+        const [output, exit] = await Promise.all([new Response(child.stdout).text(), child.wait()]);
+        expect(output).toBe("one\ntwo\nend\n");
+        expect(exit.exitCode).toBe(0);
+      }, timeout);
+
+      it("streams stdin and stdout while the process runs when it declares streamingStdio", async (context) => {
+        if (!environment.capabilities.streamingStdio) return context.skip("the environment does not declare streamingStdio");
         const child = await environment.spawn("cat");
         const writer = child.stdin.getWriter();
         const reader = child.stdout.getReader();

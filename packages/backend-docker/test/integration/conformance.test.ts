@@ -6,6 +6,7 @@ import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 describeEnvironment({
   name: "docker",
   create: () => createEnvironment({ image: TEST_IMAGE }),
+  capabilities: { hostSockets: false, streamingStdio: true },
   unavailableReason: dockerUnavailable,
   testTimeoutMs: 60_000,
 });
