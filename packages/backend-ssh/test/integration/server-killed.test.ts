@@ -31,6 +31,7 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
 
   it("ends a running executeCode with an error result naming the lost connection, and refuses later commands clearly", async () => {
     let crashed: Promise<void> | undefined;
+    let printed = "";
     const result = await executeCode({
       // Prints its run dir, which nobody can remove over SSH once the server is gone.
       code: 'import os, time\nfrom codecall import terminal\nterminal("true")\nprint(os.path.dirname(os.path.abspath(__file__)), flush=True)\ntime.sleep(120)',
@@ -39,7 +40,9 @@ describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), 
       tools: builtinTools,
       limits: { timeoutMs: 300_000 },
       onStdout: (chunk) => {
-        runDir = new TextDecoder().decode(chunk).trim();
+        // The line may arrive in more than one chunk.
+        printed += new TextDecoder().decode(chunk);
+        runDir = printed.trim();
         crashed ??= crashServer(server.pidFile).then((left) => void orphans.push(...left));
       },
     });
