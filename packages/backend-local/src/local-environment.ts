@@ -11,6 +11,7 @@ import {
   collectProcess,
   newRunId,
   toExecResult,
+  TREE_TAG_VARIABLE,
   type Environment,
   type EnvironmentCapabilities,
   type ExecOptions,
@@ -19,7 +20,6 @@ import {
   type WriteFileOptions,
 } from "@codecall/core";
 import { LocalProcess } from "./local-process.js";
-import { TREE_TAG_VARIABLE } from "./process-tree.js";
 
 export interface LocalEnvironmentOptions {
   /** Default working directory of commands and base of relative paths (default: `process.cwd()`). */

@@ -6,9 +6,7 @@
  * unreadable) it finds nothing and the group kill is all there is.
  */
 import { readdir, readFile } from "node:fs/promises";
-
-/** The variable every process of a command's tree inherits; its value identifies the tree. */
-export const TREE_TAG_VARIABLE = "CODECALL_TREE";
+import { TREE_TAG_VARIABLE } from "@codecall/core";
 
 /** Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged `tag`. */
 export async function findTree(rootPid: number, tag: string): Promise<number[]> {

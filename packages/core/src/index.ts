@@ -80,6 +80,7 @@ export {
   isMissingCwdFailure,
   remoteCommand,
   remoteKillCommand,
+  TREE_TAG_VARIABLE,
   WRAPPER_FAILURE_EXIT_CODE,
   type RemoteCommand,
   type RemoteCommandOptions,
