@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
+import { describeIntegration } from "@codecall/conformance";
 import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PollInput } from "../src/poll-script.js";
 import { createRpcDirCommand } from "../src/rpc-dir.js";
 
@@ -25,9 +26,9 @@ const FLAVOURS: Flavour[] = [
 ];
 
 for (const flavour of FLAVOURS) {
-  const available = flavour.binary === undefined || existsSync(flavour.binary);
-  if (!available) console.warn(`[codecall] poll script under ${flavour.name}: skipped, ${flavour.binary} is not installed`);
-  describe.skipIf(!available)(`poll script under ${flavour.name}`, () => describePollScript(flavour));
+  const missing = flavour.binary !== undefined && !existsSync(flavour.binary);
+  const unavailableReason = missing ? `${flavour.binary} is not installed (scripts/ci/guest-tools.sh installs it)` : undefined;
+  describeIntegration(`poll script under ${flavour.name}`, unavailableReason, () => describePollScript(flavour));
 }
 
 function describePollScript(flavour: Flavour): void {
