@@ -137,7 +137,7 @@ export async function runGuest(
   try {
     await environment.writeFile(`${runDir}/codecall.py`, generatePythonModule({ tools, clientSource: transport.guestClient("python") }), { mode: 0o600 });
     await environment.writeFile(`${runDir}/driver.py`, python, { mode: 0o600 });
-    session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes });
+    session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes, interpreter: options.interpreter });
     const result = await environment.execute(`exec ${options.interpreter} driver.py`, {
       cwd: runDir,
       env: {

@@ -49,9 +49,11 @@ export {
 } from "./rpc/dispatcher.js";
 export { constantTimeEqual } from "./rpc/constant-time.js";
 
+export { PYTHON_SOCKET_CLIENT } from "./guest/socket-client.js";
 export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, isPythonIdentifier, type PythonModuleOptions } from "./guest/python-stub.js";
 
-export { executeCode, pickTransport, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
+export { executeCode, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
+export { openTransport, pickTransport, supportingTransports, type OpenedTransport } from "./execute/open-transport.js";
 export { DEFAULT_LIMITS, resolveLimits, type ExecutionLimits } from "./execute/limits.js";
 export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
 export { scrubEnv, looksSecret, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type EnvPolicy, type ScrubbedEnv } from "./execute/env-policy.js";

@@ -15,6 +15,11 @@ export interface RunContext {
   readonly dispatcher: RpcDispatcher;
   /** Upper bound of one frame in bytes; larger frames get an error response. */
   readonly maxFrameBytes: number;
+  /**
+   * The Python interpreter command the script runs with inside the environment, for transports
+   * that run a helper of their own there (the stream transport's relay).
+   */
+  readonly interpreter: string;
 }
 
 /** A transport's serving state for one run. */

@@ -39,7 +39,7 @@ describe("file transport session (hand-written request files)", () => {
 
   const open = async (options: FileTransportOptions = {}, maxFrameBytes = 1 << 20) => {
     dispatcher = new RpcDispatcher({ tools, token: TOKEN, environment: spy, runId: "test", maxToolCalls: 1000 });
-    session = await createTransport({ minPollMs: 1, maxPollMs: 5, ...options }).open(spy, { runId: "test", runDir, token: TOKEN, dispatcher, maxFrameBytes });
+    session = await createTransport({ minPollMs: 1, maxPollMs: 5, ...options }).open(spy, { runId: "test", runDir, token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" });
     rpc = session.guestEnv.CODECALL_RPC_DIR!;
   };
   const frame = (id: string, name: string, args: Record<string, unknown>) =>

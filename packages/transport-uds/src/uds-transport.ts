@@ -6,8 +6,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
-import { FrameDecoder, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
-import pythonClient from "./guest/uds_client.py?raw";
+import { FrameDecoder, PYTHON_SOCKET_CLIENT, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH = 100;
@@ -31,7 +30,7 @@ export class UdsTransport implements Transport {
 
   guestClient(language: GuestLanguage): string {
     if (language !== "python") throw new Error(`The uds transport has no ${String(language)} client`);
-    return pythonClient;
+    return PYTHON_SOCKET_CLIENT;
   }
 
   async open(_environment: Environment, run: RunContext): Promise<TransportSession> {

@@ -66,7 +66,7 @@ describe("uds transport session", () => {
 
   const open = async (maxFrameBytes = 1 << 20, dir = runDir) => {
     dispatcher = new RpcDispatcher({ tools: [echo], token: TOKEN, environment, runId: "test" });
-    session = await createTransport().open(environment, { runId: "test", runDir: dir, token: TOKEN, dispatcher, maxFrameBytes });
+    session = await createTransport().open(environment, { runId: "test", runDir: dir, token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" });
     return session.guestEnv.CODECALL_RPC_SOCKET!;
   };
   const client = (socketPath: string) => {

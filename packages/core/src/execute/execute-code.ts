@@ -12,6 +12,7 @@ import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
 import { shellQuote } from "../text/shell-quote.js";
 import type { ToolDefinition } from "../tool.js";
 import type { Transport, TransportSession } from "../transport.js";
+import { openTransport, supportingTransports } from "./open-transport.js";
 import { scrubEnv, type EnvPolicy } from "./env-policy.js";
 import { resolveLimits, type ExecutionLimits } from "./limits.js";
 import { composeResult, failedResult, type ExecuteCodeResult } from "./result.js";
@@ -53,13 +54,13 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   const started = performance.now();
   const limits = resolveLimits(options.limits);
   const { environment } = options;
-  const transport = pickTransport(options.transport, environment);
+  const candidates = supportingTransports(options.transport, environment);
   const tools = selectTools(options.tools ?? [], options.allowedTools);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
   if (!isPythonIdentifier(moduleName)) throw new CodecallError("INVALID_OPTIONS", `moduleName must be a Python identifier, got ${JSON.stringify(moduleName)}`);
   const interpreter = options.interpreter ?? "python3";
   const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
-  const identity = { backend: environment.backendId, transport: transport.id };
+  const identity = { backend: environment.backendId, transport: candidates[0]!.id };
 
   if (typeof options.code !== "string" || options.code.trim() === "") {
     return failedResult("No code provided.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
@@ -69,6 +70,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   const token = newRunToken();
   let dispatcher: RpcDispatcher | undefined;
   let session: TransportSession | undefined;
+  let transportsSkipped: string[] = [];
   let runDir: string | undefined;
   try {
     runDir = await environment.tempDir();
@@ -82,13 +84,16 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       runId,
       ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     });
-    const module = generatePythonModule({ tools, clientSource: transport.guestClient("python"), moduleName });
+    const opened = await openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter });
+    session = opened.session;
+    identity.transport = opened.transport.id;
+    transportsSkipped = opened.skipped;
+    const module = generatePythonModule({ tools, clientSource: opened.transport.guestClient("python"), moduleName });
     const scriptPath = `${runDir}/script.py`;
     await Promise.all([
       environment.writeFile(`${runDir}/${moduleName}.py`, module, { mode: 0o600 }),
       environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
     ]);
-    session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes });
 
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
@@ -115,7 +120,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       onStopping: (reason) => dispatcher?.close(reason === "timeout" ? "the script timed out" : "the run was interrupted"),
     });
     dispatcher.close();
-    return composeResult({
+    const result = composeResult({
       run,
       timeoutMs: limits.timeoutMs,
       toolCallsMade: dispatcher.toolCallsMade,
@@ -124,27 +129,17 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       knownSecrets: options.redactSecrets === false ? undefined : scrubbed.secretValues,
       ...identity,
     });
+    return transportsSkipped.length > 0 ? { ...result, transportsSkipped } : result;
   } catch (error) {
-    const message = `${environment.backendId} environment failed: ${errorMessage(error)}`;
+    const message = CodecallError.isInstance(error, "TRANSPORT_FAILED")
+      ? `The ${environment.backendId} environment could not be reached by any transport: ${errorMessage(error)}`
+      : `${environment.backendId} environment failed: ${errorMessage(error)}`;
     return failedResult(message, { durationSeconds: elapsed(), toolCallsMade: dispatcher?.toolCallsMade ?? 0, ...identity });
   } finally {
     dispatcher?.close();
     await session?.close().catch(() => {});
     if (runDir !== undefined) await removeRunDir(environment, runDir);
   }
-}
-
-/** Picks the first transport that supports the environment; explains when none does. */
-export function pickTransport(candidates: Transport | readonly Transport[], environment: Environment): Transport {
-  const list = Array.isArray(candidates) ? (candidates as readonly Transport[]) : [candidates as Transport];
-  const chosen = list.find((transport) => transport.supports(environment));
-  if (chosen) return chosen;
-  const names = list.map((transport) => transport.id).join(", ") || "(none given)";
-  throw new CodecallError(
-    "NO_SUPPORTED_TRANSPORT",
-    `No transport supports the ${environment.backendId} backend (tried: ${names}). The file transport works everywhere: install @codecall/transport-file.`,
-    { details: { backend: environment.backendId, tried: list.map((transport) => transport.id) } },
-  );
 }
 
 /** The allow-listed tools: all when no list is given, none for an empty list. */

@@ -33,6 +33,11 @@ export interface ExecuteCodeResult {
   /** Which backend and transport served the run. */
   backend: string;
   transport: string;
+  /**
+   * Transports preferred over `transport` that supported the environment but failed to open, each
+   * as "id: why" (e.g. a stream relay that could not start). Absent when the first one served.
+   */
+  transportsSkipped?: string[];
 }
 
 export interface ComposeInput {

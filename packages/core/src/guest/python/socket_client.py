@@ -1,4 +1,5 @@
-# codecall UDS client: JSON-RPC frames over the run's private Unix socket.
+# codecall socket client: JSON-RPC frames over the run's private Unix socket — the host's own (uds
+# transport) or a relay's inside the environment (stream transport).
 #
 # One connection per process, opened on the first call (so forked workers and late first calls
 # work); one reader thread per connection; a future per request id, so calls from any number of
@@ -10,7 +11,7 @@ _RPC_SOCKET = _os.environ.get("CODECALL_RPC_SOCKET")
 _RPC_TOKEN = _os.environ.get("CODECALL_RPC_TOKEN")
 
 
-class _UdsConnection:
+class _SocketConnection:
     def __init__(self, path, token):
         self.pending = {}
         self.send_lock = _threading.Lock()
@@ -30,7 +31,7 @@ class _UdsConnection:
         self.alive = True
 
 
-class _UdsClient:
+class _SocketClient:
     def __init__(self, path, token):
         self._path = path
         self._token = token
@@ -45,7 +46,7 @@ class _UdsClient:
         # Called with self._lock held.
         connection = self._connection
         if connection is None or not connection.alive:
-            connection = _UdsConnection(self._path, self._token)
+            connection = _SocketConnection(self._path, self._token)
             self._connection = connection
             reader = _threading.Thread(target=self._read_loop, args=(connection,), name="codecall-rpc-reader", daemon=True)
             reader.start()
@@ -111,7 +112,7 @@ class _UdsClient:
         self._reset()
 
 
-_codecall_client = _UdsClient(_RPC_SOCKET, _RPC_TOKEN)
+_codecall_client = _SocketClient(_RPC_SOCKET, _RPC_TOKEN)
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=_codecall_client.after_fork)
 

@@ -1,0 +1,138 @@
+/**
+ * The host end of one run's relay: reads the relay's frames, gives every guest connection its own
+ * dispatcher connection and frame decoder (exactly what the uds transport does per socket), and
+ * writes the answers back through the relay's stdin.
+ */
+import { FrameDecoder, type EnvironmentProcess, type ProcessExit, type RpcConnection, type RunContext } from "@codecall/core";
+import { encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
+
+/** How much of the relay's stderr is kept for error messages. */
+const STDERR_TAIL_BYTES = 4096;
+
+/** One guest connection, as the host sees it through the relay. */
+interface GuestConnection {
+  rpc: RpcConnection;
+  frames: FrameDecoder;
+}
+
+export class RelayLink {
+  readonly #process: EnvironmentProcess;
+  readonly #run: RunContext;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #connections = new Map<number, GuestConnection>();
+  readonly #greeted: Promise<void>;
+  #greet!: () => void;
+  #stderrTail = "";
+  #exit: ProcessExit | undefined;
+  #broken: Error | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(process: EnvironmentProcess, run: RunContext) {
+    this.#process = process;
+    this.#run = run;
+    this.#writer = process.stdin.getWriter();
+    this.#greeted = new Promise((resolve) => (this.#greet = resolve));
+    void this.#readFrames();
+    void this.#readStderr();
+    void process.wait().then((exit) => (this.#exit = exit));
+  }
+
+  /**
+   * Resolves once the relay listens. Rejects, with what the relay printed, when it exits, breaks
+   * the framing or stays silent for `timeoutMs`.
+   */
+  async ready(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      this.#greeted.then(() => "ready" as const),
+      this.#process.wait().then(() => "exited" as const),
+      new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (outcome === "ready" && this.#broken === undefined) return;
+    // Let the last stderr bytes of a relay that just died arrive.
+    if (outcome === "exited") await new Promise((resolve) => setTimeout(resolve, 50));
+    const why =
+      this.#broken?.message ??
+      (outcome === "timeout"
+        ? `the relay did not start within ${timeoutMs} ms`
+        : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`);
+    const stderr = this.#stderrTail.trim();
+    throw new Error(stderr ? `${why}: ${stderr}` : why);
+  }
+
+  /** Ends the relay: EOF on its stdin (it removes its socket and exits), then a kill if it lingers. */
+  close(graceMs: number): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#connections.clear();
+      const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#process.wait()]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const exited = await Promise.race([stopped.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
+      clearTimeout(timer);
+      if (!exited) await this.#process.kill().catch(() => {});
+    })();
+    return this.#closing;
+  }
+
+  async #readFrames(): Promise<void> {
+    const decoder = new RelayFrameDecoder();
+    const reader = this.#process.stdout.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        for (const event of decoder.push(value)) {
+          if (event.kind === "greeting") this.#greet();
+          else if (event.kind === "closed") this.#connections.delete(event.connection);
+          else this.#receive(event.connection, event.data);
+        }
+        // A guest that stops reading its answers fills the relay's stdin: stop reading requests
+        // until the answers drain, so the host's memory stays bounded.
+        await this.#writer.ready;
+      }
+    } catch (error) {
+      if (this.#closing) return;
+      this.#broken = error instanceof RelayProtocolError ? error : new Error(`the link to the relay failed: ${String(error)}`);
+      // The framing is lost: no later byte can be trusted, so the relay goes (and with it every
+      // guest connection, whose pending calls then fail with ToolError instead of hanging).
+      await this.#process.kill().catch(() => {});
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
+  #receive(id: number, data: Uint8Array): void {
+    let connection = this.#connections.get(id);
+    if (connection === undefined) {
+      connection = { rpc: this.#run.dispatcher.createConnection(), frames: new FrameDecoder(this.#run.maxFrameBytes) };
+      this.#connections.set(id, connection);
+    }
+    const { rpc } = connection;
+    for (const decoded of connection.frames.push(data)) {
+      if (decoded.kind === "oversized") this.#send(id, rpc.rejectOversizedFrame(decoded.prefix, decoded.bytes, this.#run.maxFrameBytes));
+      else void rpc.handleFrame(decoded.line).then((answer) => this.#send(id, answer));
+    }
+  }
+
+  #send(id: number, answer: string): void {
+    if (this.#closing || this.#exit) return;
+    // A failed write means the relay is gone; its exit is what the guest and the run notice.
+    this.#writer.write(encodeRelayFrame(id, answer)).catch(() => {});
+  }
+
+  async #readStderr(): Promise<void> {
+    const decoder = new TextDecoder();
+    const reader = this.#process.stderr.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.#stderrTail = (this.#stderrTail + decoder.decode(value, { stream: true })).slice(-STDERR_TAIL_BYTES);
+      }
+    } catch {
+      // Only diagnostics are lost.
+    } finally {
+      reader.releaseLock();
+    }
+  }
+}

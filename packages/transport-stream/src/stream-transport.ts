@@ -1,0 +1,79 @@
+/**
+ * The stream transport: one long-lived relay process per run inside the environment (`spawn` with
+ * open stdio: a docker exec, an ssh channel), listening on a private Unix socket there. The
+ * script's processes connect to that socket exactly as they would to the uds transport's; the
+ * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
+ * instead of a polling cycle.
+ */
+import { CodecallError, PYTHON_SOCKET_CLIENT, shellQuote, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import relaySource from "./guest/relay.py?raw";
+import { RelayLink } from "./relay-link.js";
+
+/** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
+const MAX_SOCKET_PATH_BYTES = 100;
+
+export interface StreamTransportOptions {
+  /** How long the relay may take to start listening before `open()` fails (default 15 s). */
+  startTimeoutMs?: number;
+  /** After the run, how long the relay gets to exit on its own before it is killed (default 2 s). */
+  closeGraceMs?: number;
+}
+
+export class StreamTransport implements Transport {
+  readonly id = "stream";
+  readonly #startTimeoutMs: number;
+  readonly #closeGraceMs: number;
+
+  constructor(options: StreamTransportOptions = {}) {
+    this.#startTimeoutMs = positive(options.startTimeoutMs, 15_000, "startTimeoutMs");
+    this.#closeGraceMs = positive(options.closeGraceMs, 2_000, "closeGraceMs");
+  }
+
+  supports(environment: Environment): boolean {
+    return environment.capabilities.streamingStdio;
+  }
+
+  guestClient(language: GuestLanguage): string {
+    if (language !== "python") throw new Error(`The stream transport has no ${String(language)} client`);
+    return PYTHON_SOCKET_CLIENT;
+  }
+
+  async open(environment: Environment, run: RunContext): Promise<TransportSession> {
+    const socketPath = `${run.runDir}/rpc.sock`;
+    const pathBytes = new TextEncoder().encode(socketPath).length;
+    if (pathBytes > MAX_SOCKET_PATH_BYTES) {
+      throw new CodecallError(
+        "TRANSPORT_FAILED",
+        `the run dir ${run.runDir} is too long for a Unix socket path (${pathBytes} of at most ${MAX_SOCKET_PATH_BYTES} bytes); give the environment a shorter temp dir`,
+      );
+    }
+    const relayPath = `${run.runDir}/codecall-relay.py`;
+    await environment.writeFile(relayPath, relaySource, { mode: 0o600 });
+    const relay = await environment.spawn(`exec ${run.interpreter} ${shellQuote(relayPath)} ${shellQuote(socketPath)}`, {
+      cwd: run.runDir,
+      env: { PYTHONDONTWRITEBYTECODE: "1" },
+    });
+    const link = new RelayLink(relay, run);
+    try {
+      await link.ready(this.#startTimeoutMs);
+    } catch (error) {
+      await relay.kill().catch(() => {});
+      throw new CodecallError("TRANSPORT_FAILED", `the stream relay did not start: ${(error as Error).message}`, { cause: error });
+    }
+    return {
+      guestEnv: { CODECALL_RPC_SOCKET: socketPath, CODECALL_RPC_TOKEN: run.token },
+      close: () => link.close(this.#closeGraceMs),
+    };
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new CodecallError("INVALID_OPTIONS", `${name} must be a positive number of ms, got ${String(value)}`);
+  return value;
+}
+
+/** Creates the transport (the entry point the resolver calls). */
+export function createTransport(options: StreamTransportOptions = {}): StreamTransport {
+  return new StreamTransport(options);
+}
