@@ -7,3 +7,4 @@ export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions }
 export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
 export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";
 export { describeIntegration, integrationRequired } from "./integration.js";
+export { SOCKET_MALFORMED_INPUT } from "./socket-malformed-input.js";

@@ -9,6 +9,19 @@ import { encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay
 /** How much of the relay's stderr is kept for error messages. */
 const STDERR_TAIL_BYTES = 4096;
 
+/** The relay did not come up; `exit` is set when it exited (rather than hanging or babbling). */
+export class RelayStartError extends Error {
+  readonly exit: ProcessExit | undefined;
+  readonly stderr: string;
+
+  constructor(why: string, exit: ProcessExit | undefined, stderr: string) {
+    super(stderr ? `${why}: ${stderr}` : why);
+    this.name = "RelayStartError";
+    this.exit = exit;
+    this.stderr = stderr;
+  }
+}
+
 /** One guest connection, as the host sees it through the relay. */
 interface GuestConnection {
   rpc: RpcConnection;
@@ -57,8 +70,7 @@ export class RelayLink {
       (outcome === "timeout"
         ? `the relay did not start within ${timeoutMs} ms`
         : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`);
-    const stderr = this.#stderrTail.trim();
-    throw new Error(stderr ? `${why}: ${stderr}` : why);
+    throw new RelayStartError(why, this.#exit, this.#stderrTail.trim());
   }
 
   /** Ends the relay: EOF on its stdin (it removes its socket and exits), then a kill if it lingers. */

@@ -5,9 +5,9 @@
  * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
  * instead of a polling cycle.
  */
-import { CodecallError, PYTHON_SOCKET_CLIENT, shellQuote, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import { CodecallError, isCommandNotFound, missingInterpreterMessage, PYTHON_SOCKET_CLIENT, shellQuote, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
 import relaySource from "./guest/relay.py?raw";
-import { RelayLink } from "./relay-link.js";
+import { RelayLink, RelayStartError } from "./relay-link.js";
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH_BYTES = 100;
@@ -58,7 +58,9 @@ export class StreamTransport implements Transport {
       await link.ready(this.#startTimeoutMs);
     } catch (error) {
       await relay.kill().catch(() => {});
-      throw new CodecallError("TRANSPORT_FAILED", `the stream relay did not start: ${(error as Error).message}`, { cause: error });
+      const missing = error instanceof RelayStartError && error.exit !== undefined && isCommandNotFound(error.exit.exitCode, error.stderr);
+      const why = missing ? missingInterpreterMessage(run.interpreter) : (error as Error).message;
+      throw new CodecallError("TRANSPORT_FAILED", `the stream relay did not start: ${why}`, { cause: error });
     }
     return {
       guestEnv: { CODECALL_RPC_SOCKET: socketPath, CODECALL_RPC_TOKEN: run.token },

@@ -122,10 +122,18 @@ export function failedResult(message: string, fields: { durationSeconds: number;
   };
 }
 
+/** True when `sh` could not find the command it was asked to run. */
+export function isCommandNotFound(exitCode: number, stderr: string): boolean {
+  return exitCode === COMMAND_NOT_FOUND && /not found|No such file/.test(stderr);
+}
+
+/** What to tell the user when the Python interpreter is not in the environment. */
+export function missingInterpreterMessage(interpreter: string): string {
+  return `${interpreter} is not available in this environment. Install Python 3 there, or point the interpreter option at it.`;
+}
+
 function failureReason(exitCode: number, signal: string | undefined, stderr: string, interpreter: string): string {
-  if (exitCode === COMMAND_NOT_FOUND && /not found|No such file/.test(stderr)) {
-    return `${interpreter} is not available in this environment. Install Python 3 there, or point the interpreter option at it.`;
-  }
+  if (isCommandNotFound(exitCode, stderr)) return missingInterpreterMessage(interpreter);
   if (signal) return `Script was killed by ${signal}`;
   const lastLine = stderr.trim().split("\n").pop()?.trim();
   return `Script exited with code ${exitCode}${lastLine ? `: ${lastLine}` : ""}`;

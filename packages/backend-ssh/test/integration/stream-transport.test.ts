@@ -1,0 +1,38 @@
+// The stream transport over SSH: its relay runs in one long-lived channel and the script's tool
+// calls cross that channel instead of polling — the transport "auto" picks here.
+import { expect, it } from "vitest";
+import { executeCode, resolveTransports } from "@codecall/core";
+import { describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import { builtinTools } from "@codecall/tools";
+import { createTransport } from "@codecall/transport-stream";
+import { createEnvironment } from "../../src/index.js";
+import { connectionOptions, sshd } from "./sshd.js";
+
+describeTransport({
+  name: "stream on ssh",
+  transport: () => createTransport(),
+  createEnvironment: () => createEnvironment(connectionOptions()),
+  malformedInput: SOCKET_MALFORMED_INPUT,
+  unavailableReason: sshd.unavailableReason,
+  testTimeoutMs: 120_000,
+});
+
+describeExecution({
+  name: "ssh + stream",
+  createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env }),
+  builtinTools,
+  transport: () => createTransport(),
+  expectTransportId: "stream",
+  unavailableReason: sshd.unavailableReason,
+  testTimeoutMs: 120_000,
+});
+
+describeIntegration("transport auto on ssh", sshd.unavailableReason, () => {
+  it("picks the stream transport over the file transport", async () => {
+    await using environment = await createEnvironment(connectionOptions());
+    const transports = await resolveTransports("auto", { importModule: (specifier) => import(specifier) });
+    const result = await executeCode({ code: 'from codecall import terminal\nprint(terminal("echo hi")["output"].strip())', environment, transport: transports, tools: builtinTools });
+    expect(result).toMatchObject({ status: "success", output: "hi\n", transport: "stream" });
+    expect(result.transportsSkipped).toBeUndefined();
+  }, 120_000);
+});

@@ -1,0 +1,156 @@
+// What happens around the relay on the local backend: where its socket lives, what is left after
+// the run, and how a relay that cannot start or dies mid-call ends —
+// always a clear error, never a hang, and the host keeps going.
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CodecallError, defineTool, executeCode, RpcDispatcher } from "@codecall/core";
+import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
+import { createTransport as createFileTransport } from "@codecall/transport-file";
+import { createTransport } from "../../src/index.js";
+
+/** Python that finds this run's relay: the process whose command line names the run's socket. */
+const FIND_RELAY = `
+import os, signal
+def relay_pid():
+    socket_path = os.environ["CODECALL_RPC_SOCKET"].encode()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as handle:
+                    argv = handle.read().split(b"\\0")
+            except OSError:
+                continue
+            if socket_path in argv and any(arg.endswith(b"codecall-relay.py") for arg in argv):
+                return int(entry)
+    raise SystemExit("relay not found")
+`;
+
+/** Pids of live processes whose command line contains `text`. */
+async function processesNaming(text: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").some((arg) => arg.includes(text))) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+let started = 0;
+const tools = [
+  defineTool({
+    name: "echo",
+    description: "Returns its text.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: ({ text }: { text: string }) => text,
+  }),
+  defineTool({
+    name: "hang",
+    description: "Never finishes on its own; ends when cancelled.",
+    parameters: { type: "object", properties: {} },
+    execute: (_args: Record<string, never>, context) => {
+      started += 1;
+      return new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("cancelled"))));
+    },
+  }),
+];
+
+describe("stream relay on the local backend", () => {
+  let environment: LocalEnvironment;
+
+  beforeAll(() => {
+    environment = createEnvironment();
+  });
+
+  afterAll(async () => {
+    await environment.close();
+  });
+
+  it("listens on a 0600 socket in the run dir and leaves nothing running or on disk after close", async () => {
+    const runDir = await environment.tempDir();
+    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
+    const session = await createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" });
+    const socketPath = session.guestEnv.CODECALL_RPC_SOCKET!;
+    expect(path.dirname(socketPath)).toBe(runDir);
+    expect((await stat(socketPath)).mode & 0o777).toBe(0o600);
+    expect((await stat(runDir)).mode & 0o777).toBe(0o700);
+    expect(await processesNaming(socketPath)).toHaveLength(1);
+    await session.close();
+    await session.close();
+    expect(existsSync(socketPath)).toBe(false);
+    expect(await processesNaming(socketPath)).toEqual([]);
+    await rm(runDir, { recursive: true, force: true });
+  });
+
+  it("fails to open with a clear error when the interpreter is missing", async () => {
+    const runDir = await environment.tempDir();
+    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
+    const opening = createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python-codecall-missing" });
+    await expect(opening).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "TRANSPORT_FAILED"));
+    await expect(opening).rejects.toThrow(/the stream relay did not start: python-codecall-missing is not available in this environment/);
+    await rm(runDir, { recursive: true, force: true });
+  });
+
+  it("fails to open, naming the limit, when the run dir is too long for a socket", async () => {
+    const runDir = path.join(await mkdtemp(path.join(tmpdir(), "codecall-")), "d".repeat(100));
+    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
+    await expect(
+      createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" }),
+    ).rejects.toThrow(/too long for a Unix socket path .* of at most 100 bytes/);
+    await rm(path.dirname(runDir), { recursive: true, force: true });
+  });
+
+  it("falls back to the next transport when the relay cannot start, and says why", async () => {
+    // A relay that never greets: the interpreter runs, but not the relay (the marker finds it later).
+    const marker = `codecall-stuck-${process.pid}`;
+    const stubborn = createTransport({ startTimeoutMs: 300 });
+    const transport = [
+      Object.assign(Object.create(stubborn) as typeof stubborn, {
+        open: (environment_: LocalEnvironment, run: Parameters<typeof stubborn.open>[1]) => stubborn.open(environment_, { ...run, interpreter: `python3 -c "import time; time.sleep(30)" ${marker}` }),
+      }),
+      createFileTransport(),
+    ];
+    const result = await executeCode({ code: 'from codecall import echo\nprint(echo("via fallback"))', environment, transport, tools });
+    expect(result).toMatchObject({ status: "success", output: "via fallback\n", transport: "file" });
+    expect(result.transportsSkipped).toEqual([expect.stringMatching(/^stream: the stream relay did not start: the relay did not start within 300 ms/)]);
+    expect(await processesNaming(marker)).toEqual([]);
+  });
+
+  it("fails pending and later calls with ToolError when the relay dies mid-call, and the run goes on", async () => {
+    const before = started;
+    const result = await executeCode({
+      code: `${FIND_RELAY}
+import threading, time
+from codecall import ToolError, echo, hang
+print(echo("before"))
+errors = []
+def call():
+    try:
+        hang()
+    except ToolError as error:
+        errors.append(str(error))
+worker = threading.Thread(target=call)
+worker.start()
+time.sleep(0.3)
+os.kill(relay_pid(), signal.SIGKILL)
+worker.join(10)
+print("pending:", errors)
+try:
+    echo("after")
+except ToolError as error:
+    print("later:", error)
+print("script goes on")
+`,
+      environment,
+      transport: createTransport(),
+      tools,
+      limits: { timeoutMs: 30_000 },
+    });
+    expect(started - before).toBe(1);
+    expect(result.status).toBe("success");
+    expect(result.output).toMatch(/^before\npending: \['[^']*connection to the codecall host closed; the call was not retried'\]\nlater: .*cannot reach the codecall host.*\nscript goes on\n$/);
+  });
+});

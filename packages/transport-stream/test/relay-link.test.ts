@@ -1,0 +1,175 @@
+// The host end of the relay against a hand-driven process: the relay's stdout is written by the
+// test, its stdin read by it, so routing, garbage, silence and exits can be staged exactly.
+import { describe, expect, it } from "vitest";
+import { defineTool, RpcDispatcher, RpcErrorCode, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import { createEnvironment } from "@codecall/backend-local";
+import { encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
+import { RelayLink } from "../src/relay-link.js";
+
+const TOKEN = "t".repeat(64);
+const encoder = new TextEncoder();
+
+/** A process whose stdio the test drives. */
+class StagedProcess implements EnvironmentProcess {
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly #stdout: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #stderr: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #exited: Promise<ProcessExit>;
+  #exit!: (exit: ProcessExit) => void;
+  /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing). */
+  readonly received: RelayEvent[] = [];
+  stdinClosed = false;
+  kills = 0;
+  #onReceive: (() => void) | undefined;
+
+  constructor() {
+    const out = new TransformStream<Uint8Array, Uint8Array>();
+    const err = new TransformStream<Uint8Array, Uint8Array>();
+    this.stdout = out.readable;
+    this.stderr = err.readable;
+    this.#stdout = out.writable.getWriter();
+    this.#stderr = err.writable.getWriter();
+    this.#exited = new Promise((resolve) => (this.#exit = resolve));
+    const decoder = new RelayFrameDecoder();
+    decoder.push(encoder.encode(`${RELAY_GREETING}\n`));
+    this.stdin = new WritableStream({
+      write: (chunk) => {
+        this.received.push(...decoder.push(chunk));
+        this.#onReceive?.();
+      },
+      close: () => {
+        this.stdinClosed = true;
+      },
+    });
+  }
+
+  say(data: Uint8Array | string): Promise<void> {
+    return this.#stdout.write(typeof data === "string" ? encoder.encode(data) : data);
+  }
+
+  complain(text: string): Promise<void> {
+    return this.#stderr.write(encoder.encode(text));
+  }
+
+  exit(exitCode: number): void {
+    void this.#stdout.close().catch(() => {});
+    void this.#stderr.close().catch(() => {});
+    this.#exit({ exitCode });
+  }
+
+  /** Resolves once the host has written `count` events. */
+  async answers(count: number): Promise<{ connection: number; message: Record<string, any> }[]> {
+    while (this.received.length < count) await new Promise<void>((resolve) => (this.#onReceive = resolve));
+    return this.received.map((event) => {
+      if (event.kind !== "data") throw new Error(`unexpected ${event.kind}`);
+      return { connection: event.connection, message: JSON.parse(new TextDecoder().decode(event.data)) };
+    });
+  }
+
+  wait(): Promise<ProcessExit> {
+    return this.#exited;
+  }
+
+  async kill(): Promise<void> {
+    this.kills += 1;
+    this.exit(137);
+  }
+}
+
+function runContext(maxFrameBytes = 1 << 20): RunContext {
+  const echo = defineTool({
+    name: "echo",
+    description: "Returns its text.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: ({ text }: { text: string }) => text,
+  });
+  const dispatcher = new RpcDispatcher({ tools: [echo], token: TOKEN, environment: createEnvironment(), runId: "test", maxToolCalls: 10 });
+  return { runId: "test", runDir: "/nowhere", token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" };
+}
+
+const line = (id: number, method: string, params: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+const hello = (id: number) => line(id, "hello", { token: TOKEN, protocol: 1 });
+const call = (id: number, text: string) => line(id, "tools/call", { name: "echo", arguments: { text } });
+
+describe("relay link", () => {
+  it("gives every guest connection its own session and routes each answer back to it", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext());
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    // Connection 2 skips its hello: refused, while connection 1's calls go through. Frames split mid-line.
+    const both = encoder.encode(hello(0) + call(1, "a") + call(2, "b"));
+    await relay.say(encodeRelayFrame(1, both.subarray(0, 30)));
+    await relay.say(encodeRelayFrame(2, call(9, "sneaky")));
+    await relay.say(encodeRelayFrame(1, both.subarray(30)));
+    const answers = await relay.answers(4);
+    const byConnection = (id: number) => answers.filter((answer) => answer.connection === id).map((answer) => answer.message);
+    expect(byConnection(2)).toEqual([expect.objectContaining({ id: 9, error: expect.objectContaining({ code: RpcErrorCode.Unauthorized }) })]);
+    expect(byConnection(1)).toEqual(expect.arrayContaining([
+      expect.objectContaining({ id: 0, result: expect.anything() }),
+      expect.objectContaining({ id: 1, result: "a" }),
+      expect.objectContaining({ id: 2, result: "b" }),
+    ]));
+    relay.exit(0);
+    await link.close(1000);
+    expect(relay.stdinClosed).toBe(true);
+    expect(relay.kills).toBe(0);
+  });
+
+  it("answers a guest frame over the limit with FrameTooLarge, without buffering it whole", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext(1000));
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    await relay.say(encodeRelayFrame(1, hello(0)));
+    const big = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${"x".repeat(5000)}"}}}\n`;
+    for (let offset = 0; offset < big.length; offset += 700) await relay.say(encodeRelayFrame(1, big.slice(offset, offset + 700)));
+    await relay.say(encodeRelayFrame(1, call(6, "after")));
+    const answers = (await relay.answers(3)).map((answer) => answer.message);
+    expect(answers).toEqual(expect.arrayContaining([
+      expect.objectContaining({ id: 5, error: expect.objectContaining({ code: RpcErrorCode.FrameTooLarge }) }),
+      expect.objectContaining({ id: 6, result: "after" }),
+    ]));
+    relay.exit(0);
+    await link.close(1000);
+  });
+
+  it("kills the relay when its output breaks the framing, and the host goes on", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext());
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    await relay.say("not a frame header at all\n");
+    await relay.wait();
+    expect(relay.kills).toBe(1);
+    await link.close(1000);
+    expect(relay.kills).toBe(1);
+  });
+
+  it("rejects ready with the relay's stderr when it exits first", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext());
+    await relay.complain("Traceback: something broke\n");
+    relay.exit(1);
+    await expect(link.ready(5000)).rejects.toThrow("the relay exited with code 1 before it was ready: Traceback: something broke");
+  });
+
+  it("rejects ready when the relay stays silent", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext());
+    await expect(link.ready(50)).rejects.toThrow("the relay did not start within 50 ms");
+    await link.close(10);
+  });
+
+  it("kills a relay that does not exit on EOF within the grace period", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext());
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    await link.close(50);
+    expect(relay.stdinClosed).toBe(true);
+    expect(relay.kills).toBe(1);
+  });
+});
