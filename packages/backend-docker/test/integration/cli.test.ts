@@ -21,7 +21,7 @@ interface CliRun {
 
 /**
  * Runs the CLI from this package's directory, where the resolver finds @codecall/backend-docker
- * (by self-reference) and @codecall/transport-file (a dev dependency) as a user's project would.
+ * (by self-reference) and the stream and file transports (dev dependencies) as a user's project would.
  */
 function codecall(args: string[], stdin: string): Promise<CliRun> {
   const child = spawn(process.execPath, [cliBin, "run", ...args], { cwd: packageDir, stdio: ["pipe", "pipe", "pipe"] });
@@ -53,11 +53,11 @@ describeIntegration("codecall run --backend docker", dockerUnavailable, () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "True 100\n", toolCallsMade: 2, backend: "docker", transport: "file" });
   });
 
-  it("takes backendOptions from a config file", async () => {
+  it("takes backendOptions from a config file, and auto picks the stream transport", async () => {
     const config = path.join(dir, "codecall.json");
-    await writeFile(config, JSON.stringify({ backend: "docker", transport: "file", backendOptions: { image: TEST_IMAGE, env: { CODECALL_FROM_CONFIG: "yes" }, workdir: "/tmp" } }));
+    await writeFile(config, JSON.stringify({ backend: "docker", backendOptions: { image: TEST_IMAGE, env: { CODECALL_FROM_CONFIG: "yes" }, workdir: "/tmp" } }));
     const run = await codecall(["--config", config, "--env-passthrough", "CODECALL_FROM_CONFIG", "--json", "-"], 'import os\nprint(os.environ["CODECALL_FROM_CONFIG"], os.getcwd())');
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "yes /tmp\n" });
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "yes /tmp\n", transport: "stream" });
   });
 
   it("refuses an unknown docker option, naming it", async () => {

@@ -1,6 +1,6 @@
 // The built CLI drives the SSH backend: `codecall run --backend ssh -o key=value ...`. It runs
-// from this package's directory, where the CLI's resolver finds the file transport (a dev
-// dependency here) next to this backend.
+// from this package's directory, where the CLI's resolver finds the stream and file transports
+// (dev dependencies here) next to this backend; "auto" picks the stream transport.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -37,7 +37,7 @@ describeIntegration("codecall run --backend ssh", unavailable, () => {
       'from codecall import terminal\nprint(terminal("id -un")["output"].strip())\n',
     );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: `${server.user}\n`, toolCallsMade: 1, backend: "ssh", transport: "file" });
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: `${server.user}\n`, toolCallsMade: 1, backend: "ssh", transport: "stream" });
   });
 
   it("reports a refused login clearly, without the password, even verbose", async () => {
