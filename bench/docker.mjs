@@ -1,13 +1,12 @@
-// Docker backend (+ file transport): container start, a no-op execute next to a bare dockerode
-// exec, the tool-call round trip as the script sees it, ten concurrent 0.3 s tool calls, and a
-// whole executeCode. Needs a Docker engine and the test image (scripts/ci/docker.sh, then
+// Docker backend: container start, a no-op execute next to a bare dockerode exec, and over the file
+// and stream transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool
+// calls, and a whole executeCode. Needs a Docker engine and the test image (scripts/ci/docker.sh, then
 // `source /tmp/codecall-ci/docker/env`); without them it says SKIP and exits 1.
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
-import { executeCode } from "@codecall/core";
-import { builtinTools } from "@codecall/tools";
-import { createTransport } from "@codecall/transport-file";
-import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+import { createTransport as createFileTransport } from "@codecall/transport-file";
+import { createTransport as createStreamTransport } from "@codecall/transport-stream";
+import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 import { createEnvironment } from "@codecall/backend-docker";
 import Docker from "dockerode";
 
@@ -56,37 +55,11 @@ report(
   "ms",
 );
 
-const transport = createTransport();
-report("docker+file: no-op tool call round trip (sequential)", await noopRoundTrips({ environment, transport, calls: 100, warmup: 10 }), "µs");
-
-const wall = [];
-for (let index = 0; index < 3; index += 1) {
-  const result = await executeCode({
-    environment,
-    transport,
-    tools: builtinTools,
-    code: `
-import threading, time
-from codecall import terminal
-threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
-started = time.perf_counter()
-for t in threads: t.start()
-for t in threads: t.join()
-print(time.perf_counter() - started)
-`,
-  });
-  if (result.status !== "success") throw new Error(result.output);
-  wall.push(Number(result.output) * 1000);
+// The same tool-call work over each transport: polling files, and the relay's long-lived exec.
+for (const [name, transport] of [["file", createFileTransport()], ["stream", createStreamTransport()]]) {
+  report(`docker+${name}: no-op tool call round trip (sequential)`, await noopRoundTrips({ environment, transport, calls: 100, warmup: 10 }), "µs");
+  report(`docker+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");
+  report(`docker+${name}: executeCode(print) end to end`, await printRunTimes({ environment, transport, runs: 5 }), "ms");
 }
-report("docker+file: 10 concurrent terminal('sleep 0.3') calls, wall time", wall, "ms");
-
-report(
-  "docker+file: executeCode(print) end to end",
-  await timeRepeated(5, async () => {
-    const result = await executeCode({ environment, transport, code: "print('hi')" });
-    if (result.status !== "success") throw new Error(result.output);
-  }),
-  "ms",
-);
 
 await environment.close();

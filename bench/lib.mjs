@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks: statistics, formatting, and the Python loop that times tool
 // calls from inside the script (so the numbers are what a script sees, not what the host sees).
 import { defineTool, executeCode } from "@codecall/core";
+import { builtinTools } from "@codecall/tools";
 
 /** median/min/max of numeric samples. */
 export function stats(samples) {
@@ -61,4 +62,41 @@ export async function timeRepeated(times, fn) {
     samples.push(performance.now() - started);
   }
   return samples;
+}
+
+/**
+ * Wall time, in ms, of ten `terminal("sleep 0.3")` calls from ten Python threads, timed by the
+ * script itself (so process start-up is not part of it); one sample per run. `afterRun` sees each
+ * run's index, e.g. to count the polls it cost.
+ */
+export async function concurrentSleepWall({ environment, transport, runs = 5, afterRun = () => {} }) {
+  const wall = [];
+  for (let index = 0; index < runs; index += 1) {
+    const result = await executeCode({
+      environment,
+      transport,
+      tools: builtinTools,
+      code: `
+import threading, time
+from codecall import terminal
+threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
+started = time.perf_counter()
+for t in threads: t.start()
+for t in threads: t.join()
+print(time.perf_counter() - started)
+`,
+    });
+    if (result.status !== "success") throw new Error(result.output);
+    wall.push(Number(result.output) * 1000);
+    afterRun(index);
+  }
+  return wall;
+}
+
+/** Whole-run times, in ms, of `executeCode` for a script that only prints. */
+export function printRunTimes({ environment, transport, runs = 10 }) {
+  return timeRepeated(runs, async () => {
+    const result = await executeCode({ environment, transport, code: "print('hi')" });
+    if (result.status !== "success") throw new Error(result.output);
+  });
 }

@@ -1,11 +1,9 @@
 // Local backend + file transport: the no-op round trip, how many executeOneshot calls (polls) one
 // tool call costs, and ten concurrent 0.3 s tool calls. Local polls are cheap (a fork of sh); on a
 // remote backend each poll is one backend exec, so polls per call is the number that carries over.
-import { executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "@codecall/transport-file";
-import { builtinTools } from "@codecall/tools";
-import { noopRoundTrips, report, stats } from "./lib.mjs";
+import { concurrentSleepWall, noopRoundTrips, report, stats } from "./lib.mjs";
 
 const CALLS = 300;
 const environment = createEnvironment();
@@ -24,28 +22,16 @@ report("local+file: no-op tool call round trip (sequential)", await noopRoundTri
 const perCall = (oneshots - before) / (CALLS + 30);
 console.log(`${"local+file: executeOneshot calls per sequential tool call".padEnd(58)} ${perCall.toFixed(2)}   (${oneshots - before} for ${CALLS + 30} calls, setup and idle polls included)`);
 
-const wall = [];
 const polls = [];
-for (let index = 0; index < 5; index += 1) {
-  const start = oneshots;
-  const result = await executeCode({
-    environment,
-    transport,
-    tools: builtinTools,
-    code: `
-import threading, time
-from codecall import terminal
-threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
-started = time.perf_counter()
-for t in threads: t.start()
-for t in threads: t.join()
-print(time.perf_counter() - started)
-`,
-  });
-  if (result.status !== "success") throw new Error(result.output);
-  wall.push(Number(result.output) * 1000);
-  polls.push(oneshots - start);
-}
+let runStart = oneshots;
+const wall = await concurrentSleepWall({
+  environment,
+  transport,
+  afterRun: () => {
+    polls.push(oneshots - runStart);
+    runStart = oneshots;
+  },
+});
 report("local+file: 10 concurrent terminal('sleep 0.3') calls, wall time", wall, "ms");
 const { median, min, max } = stats(polls);
 console.log(`${"local+file: executeOneshot calls for that whole run".padEnd(58)} median ${String(median).padStart(6)}   (min ${min}, max ${max}, n=${polls.length})`);

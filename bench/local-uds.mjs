@@ -9,35 +9,14 @@ import path from "node:path";
 import { executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "@codecall/transport-uds";
-import { builtinTools } from "@codecall/tools";
-import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+import { concurrentSleepWall, noopRoundTrips, report, timeRepeated } from "./lib.mjs";
 
 const environment = createEnvironment();
 const transport = createTransport();
 
 report("local+uds: no-op tool call round trip (sequential)", await noopRoundTrips({ environment, transport }), "µs");
 
-// The script times the ten calls itself, so process start-up is not part of the number.
-const wall = [];
-for (let index = 0; index < 5; index += 1) {
-  const result = await executeCode({
-    environment,
-    transport,
-    tools: builtinTools,
-    code: `
-import threading, time
-from codecall import terminal
-threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
-started = time.perf_counter()
-for t in threads: t.start()
-for t in threads: t.join()
-print(time.perf_counter() - started)
-`,
-  });
-  if (result.status !== "success") throw new Error(result.output);
-  wall.push(Number(result.output) * 1000);
-}
-report("local+uds: 10 concurrent terminal('sleep 0.3') calls, wall time", wall, "ms");
+report("local+uds: 10 concurrent terminal('sleep 0.3') calls, wall time", await concurrentSleepWall({ environment, transport }), "ms");
 
 // Compare like with like: the real interpreter on both sides (python3 may be a slow shim, e.g.
 // pyenv's), samples interleaved so load drift hits both equally.

@@ -1,16 +1,17 @@
 // SSH backend against the OpenSSH server of scripts/ci/sshd.sh: connecting (TCP, handshake, key
-// login), a no-op command, 20 concurrent oneshots on one connection, a whole executeCode, and
-// the tool-call round trip over the file transport as the script sees it.
+// login), a no-op command, 20 concurrent oneshots on one connection, and over the file and stream
+// transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool calls and
+// a whole executeCode.
 import { readFileSync } from "node:fs";
-import { noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);
   process.exit(1);
 };
 
-const [{ executeCode }, ssh, file] = await Promise.all(
-  ["@codecall/core", "@codecall/backend-ssh", "@codecall/transport-file"].map((name) => import(name).catch(() => skip(`${name} is not installed for bench/`))),
+const [ssh, file, stream] = await Promise.all(
+  ["@codecall/backend-ssh", "@codecall/transport-file", "@codecall/transport-stream"].map((name) => import(name).catch(() => skip(`${name} is not installed for bench/`))),
 );
 
 /** Same sources as the integration tests: CODECALL_SSH_* variables, else the provisioning script's env file. */
@@ -55,16 +56,11 @@ report(
   "ms",
 );
 
-const transport = file.createTransport();
-report(
-  "ssh+file: executeCode(print('hi')), whole run",
-  await timeRepeated(10, async () => {
-    const result = await executeCode({ environment, transport, code: "print('hi')" });
-    if (result.status !== "success") throw new Error(result.output);
-  }),
-  "ms",
-);
-const roundTrips = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20 });
-report("ssh+file: no-op tool call round trip (sequential)", roundTrips.map((micros) => micros / 1000), "ms");
-
+// The same tool-call work over each transport: polling files, and the relay's long-lived channel.
+for (const [name, transport] of [["file", file.createTransport()], ["stream", stream.createTransport()]]) {
+  const roundTrips = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20 });
+  report(`ssh+${name}: no-op tool call round trip (sequential)`, roundTrips, "µs");
+  report(`ssh+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");
+  report(`ssh+${name}: executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport }), "ms");
+}
 await environment.close();
