@@ -23,7 +23,7 @@ Options:
   --interpreter CMD         Python command inside the environment (default python3)
   --config FILE             JSON file with any of these options (flags win)
   --json                    print the result as JSON instead of streaming the output
-  -v, --verbose             report each tool call on stderr
+  -v, --verbose             report tool calls and skipped transports on stderr
 
 Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted, 2 bad command line.
 `;

@@ -95,6 +95,7 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
     return;
   }
   // The output was streamed live; say how the run ended when it did not simply succeed.
+  if (config.verbose) for (const skipped of result.transportsSkipped ?? []) io.stderr.write(`codecall: transport skipped — ${skipped}\n`);
   if (result.status === "success" && !config.verbose) return;
   const reason = result.error ? ` — ${result.error}` : "";
   io.stderr.write(`codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`);
