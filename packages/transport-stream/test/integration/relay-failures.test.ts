@@ -11,23 +11,6 @@ import { createEnvironment, type LocalEnvironment } from "@codecall/backend-loca
 import { createTransport as createFileTransport } from "@codecall/transport-file";
 import { createTransport } from "../../src/index.js";
 
-/** Python that finds this run's relay: the process whose command line names the run's socket. */
-const FIND_RELAY = `
-import os, signal
-def relay_pid():
-    socket_path = os.environ["CODECALL_RPC_SOCKET"].encode()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % entry, "rb") as handle:
-                    argv = handle.read().split(b"\\0")
-            except OSError:
-                continue
-            if socket_path in argv and any(arg.endswith(b"codecall-relay.py") for arg in argv):
-                return int(entry)
-    raise SystemExit("relay not found")
-`;
-
 /** Pids of live processes whose command line contains `text`. */
 async function processesNaming(text: string): Promise<number[]> {
   const pids: number[] = [];
@@ -121,11 +104,15 @@ describe("stream relay on the local backend", () => {
 
   it("fails pending and later calls with ToolError when the relay dies mid-call, and the run goes on", async () => {
     const before = started;
+    let socketPath = "";
+    let killed: number[] = [];
     const result = await executeCode({
-      code: `${FIND_RELAY}
-import threading, time
+      // The first call names the run's socket, which is on the relay's command line; the relay is
+      // killed from the host the moment the hanging call is dispatched.
+      code: `
+import os, threading
 from codecall import ToolError, echo, hang
-print(echo("before"))
+echo(os.environ["CODECALL_RPC_SOCKET"])
 errors = []
 def call():
     try:
@@ -134,9 +121,7 @@ def call():
         errors.append(str(error))
 worker = threading.Thread(target=call)
 worker.start()
-time.sleep(0.3)
-os.kill(relay_pid(), signal.SIGKILL)
-worker.join(10)
+worker.join(20)
 print("pending:", errors)
 try:
     echo("after")
@@ -148,9 +133,20 @@ print("script goes on")
       transport: createTransport(),
       tools,
       limits: { timeoutMs: 30_000 },
+      onToolCall: (event) => {
+        if (event.phase !== "start") return;
+        if (event.name === "echo") socketPath = (event.arguments as { text: string }).text;
+        if (event.name === "hang") {
+          void processesNaming(socketPath).then((pids) => {
+            killed = pids;
+            for (const pid of pids) process.kill(pid, "SIGKILL");
+          });
+        }
+      },
     });
+    expect(killed).toHaveLength(1);
     expect(started - before).toBe(1);
     expect(result.status).toBe("success");
-    expect(result.output).toMatch(/^before\npending: \['[^']*connection to the codecall host closed; the call was not retried'\]\nlater: .*cannot reach the codecall host.*\nscript goes on\n$/);
+    expect(result.output).toMatch(/^pending: \['[^']*connection to the codecall host closed; the call was not retried'\]\nlater: .*cannot reach the codecall host.*\nscript goes on\n$/);
   });
 });
