@@ -113,12 +113,21 @@ export class RelayFrameDecoder {
   }
 }
 
+/** What the relay's bootstrap reads before any frame: the source's byte length on a line, then the source. */
+export function encodeRelayBoot(source: Uint8Array): Uint8Array {
+  return withHeader(`${source.length}\n`, source);
+}
+
 /** One frame for the relay: `data` for guest connection `connection` (empty = close it). */
 export function encodeRelayFrame(connection: number, data: Uint8Array | string): Uint8Array {
   const payload = typeof data === "string" ? encoder.encode(data) : data;
-  const header = encoder.encode(`${connection} ${payload.length}\n`);
-  const frame = new Uint8Array(header.length + payload.length);
-  frame.set(header);
-  frame.set(payload, header.length);
-  return frame;
+  return withHeader(`${connection} ${payload.length}\n`, payload);
+}
+
+function withHeader(header: string, payload: Uint8Array): Uint8Array {
+  const head = encoder.encode(header);
+  const out = new Uint8Array(head.length + payload.length);
+  out.set(head);
+  out.set(payload, head.length);
+  return out;
 }

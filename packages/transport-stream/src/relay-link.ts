@@ -4,7 +4,7 @@
  * writes the answers back through the relay's stdin.
  */
 import { FrameDecoder, type EnvironmentProcess, type ProcessExit, type RpcConnection, type RunContext } from "@codecall/core";
-import { encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
+import { encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
 
 /** How much of the relay's stderr is kept for error messages. */
 const STDERR_TAIL_BYTES = 4096;
@@ -40,10 +40,13 @@ export class RelayLink {
   #broken: Error | undefined;
   #closing: Promise<void> | undefined;
 
-  constructor(process: EnvironmentProcess, run: RunContext) {
+  /** `relaySource` goes first on the relay's stdin, as its bootstrap expects: length line, then source. */
+  constructor(process: EnvironmentProcess, run: RunContext, relaySource: string) {
     this.#process = process;
     this.#run = run;
     this.#writer = process.stdin.getWriter();
+    const source = new TextEncoder().encode(relaySource);
+    this.#writer.write(encodeRelayBoot(source)).catch(() => {});
     this.#greeted = new Promise((resolve) => (this.#greet = resolve));
     void this.#readFrames();
     void this.#readStderr();

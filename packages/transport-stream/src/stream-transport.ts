@@ -9,6 +9,12 @@ import { CodecallError, isCommandNotFound, missingInterpreterMessage, PYTHON_SOC
 import relaySource from "./guest/relay.py?raw";
 import { RelayLink, RelayStartError } from "./relay-link.js";
 
+/**
+ * `python -c` program that reads the relay's source from stdin (its byte length on the first line)
+ * and runs it; the relay then reads its frames from the same buffered stdin.
+ */
+const RELAY_BOOTSTRAP = 'import sys; n = int(sys.stdin.buffer.readline()); exec(compile(sys.stdin.buffer.read(n), "codecall-relay.py", "exec"))';
+
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH_BYTES = 100;
 
@@ -47,13 +53,13 @@ export class StreamTransport implements Transport {
         `the run dir ${run.runDir} is too long for a Unix socket path (${pathBytes} of at most ${MAX_SOCKET_PATH_BYTES} bytes); give the environment a shorter temp dir`,
       );
     }
-    const relayPath = `${run.runDir}/codecall-relay.py`;
-    await environment.writeFile(relayPath, relaySource, { mode: 0o600 });
-    const relay = await environment.spawn(`exec ${run.interpreter} ${shellQuote(relayPath)} ${shellQuote(socketPath)}`, {
+    // The relay's source goes down its own stdin ahead of the frames: no file to write first, which
+    // on Docker is a whole exec saved.
+    const relay = await environment.spawn(`exec ${run.interpreter} -c ${shellQuote(RELAY_BOOTSTRAP)} ${shellQuote(socketPath)}`, {
       cwd: run.runDir,
       env: { PYTHONDONTWRITEBYTECODE: "1" },
     });
-    const link = new RelayLink(relay, run);
+    const link = new RelayLink(relay, run, relaySource);
     try {
       await link.ready(this.#startTimeoutMs);
     } catch (error) {

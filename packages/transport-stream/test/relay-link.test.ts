@@ -7,6 +7,7 @@ import { encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } 
 import { RelayLink } from "../src/relay-link.js";
 
 const TOKEN = "t".repeat(64);
+const RELAY_SOURCE = "print('the relay')\n";
 const encoder = new TextEncoder();
 
 /** A process whose stdio the test drives. */
@@ -20,6 +21,8 @@ class StagedProcess implements EnvironmentProcess {
   #exit!: (exit: ProcessExit) => void;
   /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing). */
   readonly received: RelayEvent[] = [];
+  /** The relay source the host sent ahead of its frames. */
+  bootSource: string | undefined;
   stdinClosed = false;
   kills = 0;
   #onReceive: (() => void) | undefined;
@@ -36,6 +39,14 @@ class StagedProcess implements EnvironmentProcess {
     decoder.push(encoder.encode(`${RELAY_GREETING}\n`));
     this.stdin = new WritableStream({
       write: (chunk) => {
+        if (this.bootSource === undefined) {
+          // The boot comes first, in one write: "<length>\n" then the source.
+          const text = new TextDecoder().decode(chunk);
+          const [length, ...rest] = text.split("\n");
+          this.bootSource = rest.join("\n");
+          if (Number(length) !== encoder.encode(this.bootSource).length) throw new Error(`bad boot: ${text.slice(0, 40)}`);
+          return;
+        }
         this.received.push(...decoder.push(chunk));
         this.#onReceive?.();
       },
@@ -96,7 +107,7 @@ const call = (id: number, text: string) => line(id, "tools/call", { name: "echo"
 describe("relay link", () => {
   it("gives every guest connection its own session and routes each answer back to it", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext());
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
     await relay.say(`${RELAY_GREETING}\n`);
     await link.ready(1000);
     // Connection 2 skips its hello: refused, while connection 1's calls go through. Frames split mid-line.
@@ -114,13 +125,14 @@ describe("relay link", () => {
     ]));
     relay.exit(0);
     await link.close(1000);
+    expect(relay.bootSource).toBe(RELAY_SOURCE);
     expect(relay.stdinClosed).toBe(true);
     expect(relay.kills).toBe(0);
   });
 
   it("answers a guest frame over the limit with FrameTooLarge, without buffering it whole", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext(1000));
+    const link = new RelayLink(relay, runContext(1000), RELAY_SOURCE);
     await relay.say(`${RELAY_GREETING}\n`);
     await link.ready(1000);
     await relay.say(encodeRelayFrame(1, hello(0)));
@@ -138,7 +150,7 @@ describe("relay link", () => {
 
   it("kills the relay when its output breaks the framing, and the host goes on", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext());
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
     await relay.say(`${RELAY_GREETING}\n`);
     await link.ready(1000);
     await relay.say("not a frame header at all\n");
@@ -150,7 +162,7 @@ describe("relay link", () => {
 
   it("rejects ready with the relay's stderr when it exits first", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext());
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
     await relay.complain("Traceback: something broke\n");
     relay.exit(1);
     await expect(link.ready(5000)).rejects.toThrow("the relay exited with code 1 before it was ready: Traceback: something broke");
@@ -158,14 +170,14 @@ describe("relay link", () => {
 
   it("rejects ready when the relay stays silent", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext());
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
     await expect(link.ready(50)).rejects.toThrow("the relay did not start within 50 ms");
     await link.close(10);
   });
 
   it("kills a relay that does not exit on EOF within the grace period", async () => {
     const relay = new StagedProcess();
-    const link = new RelayLink(relay, runContext());
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
     await relay.say(`${RELAY_GREETING}\n`);
     await link.ready(1000);
     await link.close(50);

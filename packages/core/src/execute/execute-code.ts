@@ -84,16 +84,28 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       runId,
       ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     });
-    const opened = await openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter });
-    session = opened.session;
+    // The files are written while the transport starts (on remote backends both cost round trips),
+    // the module with the preferred transport's client; a fallback transport rewrites it.
+    const scriptPath = `${runDir}/script.py`;
+    const modulePath = `${runDir}/${moduleName}.py`;
+    const moduleFor = (transport: Transport) => generatePythonModule({ tools, clientSource: transport.guestClient("python"), moduleName });
+    const preferred = candidates[0]!;
+    const [opening, writing] = await Promise.allSettled([
+      openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter }).then((opened) => {
+        session = opened.session;
+        return opened;
+      }),
+      Promise.all([
+        environment.writeFile(modulePath, moduleFor(preferred), { mode: 0o600 }),
+        environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
+      ]),
+    ]);
+    if (opening.status === "rejected") throw opening.reason;
+    if (writing.status === "rejected") throw writing.reason;
+    const opened = opening.value;
     identity.transport = opened.transport.id;
     transportsSkipped = opened.skipped;
-    const module = generatePythonModule({ tools, clientSource: opened.transport.guestClient("python"), moduleName });
-    const scriptPath = `${runDir}/script.py`;
-    await Promise.all([
-      environment.writeFile(`${runDir}/${moduleName}.py`, module, { mode: 0o600 }),
-      environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
-    ]);
+    if (opened.transport !== preferred) await environment.writeFile(modulePath, moduleFor(opened.transport), { mode: 0o600 });
 
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
@@ -101,7 +113,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       command: `exec ${interpreter} ${shellQuote(scriptPath)}`,
       env: {
         ...scrubbed.env,
-        ...session.guestEnv,
+        ...opened.session.guestEnv,
         PYTHONPATH: pythonPath,
         PYTHONDONTWRITEBYTECODE: "1",
         PYTHONUNBUFFERED: "1",

@@ -3,6 +3,7 @@
 # Unix socket for the script's processes and moves bytes between each of their connections and the
 # host, multiplexed on stdio:
 #
+#   host -> relay   "<length>\n" and this file's source, which a `python -c` bootstrap reads and runs
 #   relay -> host   "codecall-relay/1 ready\n" once the socket listens, then frames
 #   both ways       "<connection> <length>\n" followed by exactly <length> bytes;
 #                   length 0 means the connection closed (or, from the host: close it)
@@ -122,7 +123,7 @@ class Relay:
 
 def main():
     if len(sys.argv) != 2:
-        raise SystemExit("usage: relay.py SOCKET_PATH")
+        raise SystemExit("usage: python3 relay.py SOCKET_PATH (or the bootstrap: python3 -c ... SOCKET_PATH)")
     relay = Relay(sys.argv[1])
     problem = None
     try:
