@@ -75,6 +75,7 @@ export {
 } from "./resolver.js";
 
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
+export { OptionReader } from "./options/option-reader.js";
 export { stripAnsi } from "./text/ansi.js";
 export { maskSecret, redactSecrets, type RedactOptions } from "./text/redact.js";
 export { newRunId, newRunToken } from "./ids.js";

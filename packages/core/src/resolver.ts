@@ -19,6 +19,7 @@ export const BACKEND_PACKAGES: Readonly<Record<string, string>> = Object.freeze(
   modal: "@codecall/backend-modal",
   daytona: "@codecall/backend-daytona",
   singularity: "@codecall/backend-singularity",
+  apptainer: "@codecall/backend-singularity",
 });
 
 /** Transport name → package. */

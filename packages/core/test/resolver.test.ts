@@ -57,7 +57,7 @@ describe("resolveEnvironment", () => {
   it("refuses an unknown backend name, listing the choices", async () => {
     const error = await rejection(resolveEnvironment("kubernetes", { importModule: importer({}) }));
     expect(error.code).toBe("UNKNOWN_BACKEND");
-    expect(error.message).toBe('Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity (or give a package name)');
+    expect(error.message).toBe('Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)');
     expect(error.details).toEqual({ name: "kubernetes" });
   });
 

@@ -5,6 +5,7 @@
  * channel (docker archives, sftp) passes its own file functions.
  */
 import type {
+  CommandOptions,
   Environment,
   EnvironmentCapabilities,
   ExecOptions,
@@ -29,6 +30,13 @@ export interface ExecEnvironmentOptions {
   files?: NativeFiles;
   /** Where `tempDir()` creates directories (default: `$TMPDIR`, else `/tmp`, inside the environment). */
   tempRoot?: string;
+  /**
+   * Default working directory of commands; relative paths (a command's `cwd`, file paths) are
+   * resolved against it. Without it they are relative to wherever the backend starts commands.
+   */
+  workdir?: string;
+  /** Variables every command gets on top of the environment's own (also part of `defaultEnv()`). */
+  env?: Readonly<Record<string, string>>;
   /** Releases the backend's own resources (container, connection); runs once, after running commands were killed. */
   onClose?: () => Promise<void>;
 }
@@ -54,19 +62,20 @@ export class ExecEnvironment implements Environment {
   }
 
   execute(command: string, options?: ExecOptions): Promise<ExecResult> {
-    return this.#executor.execute(command, options);
+    return this.#executor.execute(command, this.#withDefaults(options));
   }
 
   /** Every exec is independent, so this is `execute`. */
   executeOneshot(command: string, options?: ExecOptions): Promise<ExecResult> {
-    return this.#executor.execute(command, options);
+    return this.#executor.execute(command, this.#withDefaults(options));
   }
 
   spawn(command: string, options?: SpawnOptions): Promise<RemoteProcess> {
-    return this.#executor.spawn(command, options);
+    return this.#executor.spawn(command, this.#withDefaults(options));
   }
 
-  async writeFile(path: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
+  async writeFile(relativePath: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
+    const path = this.#resolve(relativePath);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     if (this.#options.files?.writeFile) {
       this.#assertOpen();
@@ -77,7 +86,8 @@ export class ExecEnvironment implements Environment {
     await this.#executor.run(`mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, bytes);
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(relativePath: string): Promise<Uint8Array> {
+    const path = this.#resolve(relativePath);
     if (this.#options.files?.readFile) {
       this.#assertOpen();
       return this.#options.files.readFile(path);
@@ -100,12 +110,12 @@ export class ExecEnvironment implements Environment {
   }
 
   async remove(path: string): Promise<void> {
-    await this.#executor.run(`rm -rf -- ${shellQuote(path)}`);
+    await this.#executor.run(`rm -rf -- ${shellQuote(this.#resolve(path))}`);
   }
 
-  /** Read once (with `env -0`, so values may hold newlines) and cached. */
+  /** The environment's own variables, read once (with `env -0`, so values may hold newlines), plus the `env` option. */
   defaultEnv(): Promise<Readonly<Record<string, string>>> {
-    this.#defaultEnv ??= this.#executor.run("env -0").then(parseNulSeparatedEnv);
+    this.#defaultEnv ??= this.#executor.run("env -0").then((output) => ({ ...parseNulSeparatedEnv(output), ...this.#options.env }));
     this.#defaultEnv.catch(() => (this.#defaultEnv = undefined));
     return this.#defaultEnv;
   }
@@ -122,6 +132,21 @@ export class ExecEnvironment implements Environment {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** The `workdir` and `env` options as defaults of one command's options. */
+  #withDefaults<T extends CommandOptions>(options: T = {} as T): T {
+    const { workdir, env: baseEnv } = this.#options;
+    const cwd = options.cwd === undefined ? workdir : this.#resolve(options.cwd);
+    const env = options.clearEnv || baseEnv === undefined ? options.env : { ...baseEnv, ...options.env };
+    return { ...options, ...(cwd === undefined ? {} : { cwd }), ...(env === undefined ? {} : { env }) };
+  }
+
+  /** Relative paths are relative to `workdir` when it is set. */
+  #resolve(path: string): string {
+    const { workdir } = this.#options;
+    if (workdir === undefined || path.startsWith("/")) return path;
+    return `${workdir.replace(/\/+$/, "")}/${path}`;
   }
 
   #guardedStart: StartExec = (exec) => {
