@@ -37,6 +37,10 @@ export class RelayLink {
   #greet!: () => void;
   #stderrTail = "";
   #exit: ProcessExit | undefined;
+  /** Set when the backend lost the relay (its `wait()` rejected) instead of seeing it exit. */
+  #lost: Error | undefined;
+  /** Settles when the relay is gone, however it went; never rejects. */
+  readonly #ended: Promise<void>;
   #broken: Error | undefined;
   #closing: Promise<void> | undefined;
 
@@ -50,7 +54,10 @@ export class RelayLink {
     this.#greeted = new Promise((resolve) => (this.#greet = resolve));
     void this.#readFrames();
     void this.#readStderr();
-    void process.wait().then((exit) => (this.#exit = exit));
+    this.#ended = process.wait().then(
+      (exit) => void (this.#exit = exit),
+      (error: unknown) => void (this.#lost = error instanceof Error ? error : new Error(String(error))),
+    );
   }
 
   /**
@@ -61,18 +68,18 @@ export class RelayLink {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
       this.#greeted.then(() => "ready" as const),
-      this.#process.wait().then(() => "exited" as const),
+      this.#ended.then(() => "exited" as const),
       new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs))),
     ]);
     clearTimeout(timer);
     if (outcome === "ready" && this.#broken === undefined) return;
     // Let the last stderr bytes of a relay that just died arrive.
     if (outcome === "exited") await new Promise((resolve) => setTimeout(resolve, 50));
-    const why =
-      this.#broken?.message ??
-      (outcome === "timeout"
-        ? `the relay did not start within ${timeoutMs} ms`
-        : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`);
+    // The most specific cause first: a lost relay also breaks its streams.
+    const why = this.#lost
+      ? `the relay was lost before it was ready (${this.#lost.message})`
+      : (this.#broken?.message ??
+        (outcome === "timeout" ? `the relay did not start within ${timeoutMs} ms` : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`));
     throw new RelayStartError(why, this.#exit, this.#stderrTail.trim());
   }
 
@@ -80,7 +87,7 @@ export class RelayLink {
   close(graceMs: number): Promise<void> {
     this.#closing ??= (async () => {
       this.#connections.clear();
-      const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#process.wait()]);
+      const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#ended]);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const exited = await Promise.race([stopped.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
       clearTimeout(timer);
@@ -130,7 +137,7 @@ export class RelayLink {
   }
 
   #send(id: number, answer: string): void {
-    if (this.#closing || this.#exit) return;
+    if (this.#closing || this.#exit || this.#lost) return;
     // A failed write means the relay is gone; its exit is what the guest and the run notice.
     this.#writer.write(encodeRelayFrame(id, answer)).catch(() => {});
   }

@@ -19,6 +19,7 @@ class StagedProcess implements EnvironmentProcess {
   readonly #stderr: WritableStreamDefaultWriter<Uint8Array>;
   readonly #exited: Promise<ProcessExit>;
   #exit!: (exit: ProcessExit) => void;
+  #lose!: (error: Error) => void;
   /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing). */
   readonly received: RelayEvent[] = [];
   /** The relay source the host sent ahead of its frames. */
@@ -34,7 +35,10 @@ class StagedProcess implements EnvironmentProcess {
     this.stderr = err.readable;
     this.#stdout = out.writable.getWriter();
     this.#stderr = err.writable.getWriter();
-    this.#exited = new Promise((resolve) => (this.#exit = resolve));
+    this.#exited = new Promise((resolve, reject) => {
+      this.#exit = resolve;
+      this.#lose = reject;
+    });
     const decoder = new RelayFrameDecoder();
     decoder.push(encoder.encode(`${RELAY_GREETING}\n`));
     this.stdin = new WritableStream({
@@ -68,6 +72,13 @@ class StagedProcess implements EnvironmentProcess {
     void this.#stdout.close().catch(() => {});
     void this.#stderr.close().catch(() => {});
     this.#exit({ exitCode });
+  }
+
+  /** The backend loses the process (a dropped connection, a vanished container): `wait()` rejects. */
+  lose(message: string): void {
+    void this.#stdout.abort(new Error(message)).catch(() => {});
+    void this.#stderr.abort(new Error(message)).catch(() => {});
+    this.#lose(new Error(message));
   }
 
   /** Resolves once the host has written `count` events. */
@@ -166,6 +177,14 @@ describe("relay link", () => {
     await relay.complain("Traceback: something broke\n");
     relay.exit(1);
     await expect(link.ready(5000)).rejects.toThrow("the relay exited with code 1 before it was ready: Traceback: something broke");
+  });
+
+  it("rejects ready, without an unhandled rejection, when the backend loses the relay", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
+    relay.lose("the container vanished");
+    await expect(link.ready(5000)).rejects.toThrow(/^the relay was lost before it was ready \(the container vanished\)/);
+    await link.close(10);
   });
 
   it("rejects ready when the relay stays silent", async () => {
