@@ -10,7 +10,7 @@ prints is the result. Built-in tools: terminal, read_file, write_file, search_fi
 
 Options:
   --backend NAME            where the script runs: local (default), docker, ssh, modal,
-                            daytona, singularity, or a package/module that exports createEnvironment
+                            daytona, singularity (apptainer), or a package/module that exports createEnvironment
   -o, --backend-option K=V  an option of the backend (repeatable; dots nest: limits.memory=512m)
   --transport NAME          how tool calls travel: auto (default), uds, stream, file
   --timeout SECONDS         wall-time limit of the script (default 300)

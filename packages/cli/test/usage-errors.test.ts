@@ -23,7 +23,7 @@ describe("codecall usage errors", () => {
   it("lists the backends when one is unknown", async () => {
     const result = await runCli(["run", "--backend", "nope", "-"], { stdin: "print(1)" });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('codecall: Unknown backend "nope". Choose one of: local, docker, ssh, modal, daytona, singularity (or give a package name)\n');
+    expect(result.stderr).toBe('codecall: Unknown backend "nope". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)\n');
   });
 
   it("says which package to install for a backend that is not installed", async () => {
