@@ -55,9 +55,13 @@ export class StreamTransport implements Transport {
     }
     // The relay's source goes down its own stdin ahead of the frames: no file to write first, which
     // on Docker is a whole exec saved.
+    // The relay needs nothing of the environment's variables but PATH (to find the interpreter):
+    // it starts from an empty environment, so none of them sit in its /proc/PID/environ.
+    const { PATH } = await environment.defaultEnv();
     const relay = await environment.spawn(`exec ${run.interpreter} -c ${shellQuote(RELAY_BOOTSTRAP)} ${shellQuote(socketPath)}`, {
       cwd: run.runDir,
-      env: { PYTHONDONTWRITEBYTECODE: "1" },
+      clearEnv: true,
+      env: { ...(PATH === undefined ? {} : { PATH }), PYTHONDONTWRITEBYTECODE: "1" },
     });
     const link = new RelayLink(relay, run, relaySource);
     try {

@@ -68,6 +68,23 @@ describe("stream relay on the local backend", () => {
     await rm(runDir, { recursive: true, force: true });
   });
 
+  it("starts the relay without the environment's variables, so none can be read from its /proc/PID/environ", async () => {
+    const planted = createEnvironment({ env: { ...process.env, CODECALL_PLANTED_SECRET: "planted-5e1f" } });
+    const runDir = await planted.tempDir();
+    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment: planted, runId: "test", maxToolCalls: 10 });
+    const session = await createTransport().open(planted, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" });
+    try {
+      const [relayPid] = await processesNaming(session.guestEnv.CODECALL_RPC_SOCKET!);
+      const relayEnv = await readFile(`/proc/${relayPid}/environ`, "utf8");
+      expect(relayEnv).toContain("PYTHONDONTWRITEBYTECODE=1");
+      expect(relayEnv).not.toContain("planted-5e1f");
+    } finally {
+      await session.close();
+      await planted.close();
+      await rm(runDir, { recursive: true, force: true });
+    }
+  });
+
   it("fails to open with a clear error when the interpreter is missing", async () => {
     const runDir = await environment.tempDir();
     const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
