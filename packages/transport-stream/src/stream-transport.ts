@@ -15,6 +15,9 @@ import { RelayLink, RelayStartError } from "./relay-link.js";
  */
 const RELAY_BOOTSTRAP = 'import sys; n = int(sys.stdin.buffer.readline()); exec(compile(sys.stdin.buffer.read(n), "codecall-relay.py", "exec"))';
 
+/** The relay, the script, and one tool command. */
+const MIN_CONCURRENT_EXECS = 3;
+
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH_BYTES = 100;
 
@@ -35,8 +38,14 @@ export class StreamTransport implements Transport {
     this.#closeGraceMs = positive(options.closeGraceMs, 2_000, "closeGraceMs");
   }
 
+  /**
+   * Needs stdio that stays open, and room for three execs at once: the relay holds one for the
+   * whole run, the script another, and tools need at least one more (else a tool call would wait
+   * for a slot the script never frees).
+   */
   supports(environment: Environment): boolean {
-    return environment.capabilities.streamingStdio;
+    const { streamingStdio, maxConcurrentExec } = environment.capabilities;
+    return streamingStdio && (maxConcurrentExec === undefined || maxConcurrentExec >= MIN_CONCURRENT_EXECS);
   }
 
   guestClient(language: GuestLanguage): string {
