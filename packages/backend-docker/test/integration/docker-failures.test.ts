@@ -11,6 +11,7 @@ import { executeCode, type EnvironmentProcess } from "@codecall/core";
 import { describeIntegration } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-file";
+import { createTransport as createStreamTransport } from "@codecall/transport-stream";
 import { createEnvironment, type DockerEnvironment } from "../../src/index.js";
 import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 import { startFreezingProxy } from "./freezing-proxy.js";
@@ -53,15 +54,19 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     await env.close();
   });
 
-  it.each([
+  const strikes = [
     ["killed", (container: Docker.Container) => container.kill()],
     ["removed", (container: Docker.Container) => container.remove({ force: true })],
-  ])("ends a script with a clear error result, not a hang, when its container is %s mid-run", async (_how, strike) => {
+  ] as const;
+  it.each([
+    ...strikes.map(([how, strike]) => [how, "file", strike, createTransport] as const),
+    ...strikes.map(([how, strike]) => [how, "stream", strike, createStreamTransport] as const),
+  ])("ends a script with a clear error result, not a hang, when its container is %s mid-run (%s transport)", async (_how, _transport, strike, transport) => {
     const env = await environment();
     let struck: Promise<unknown> | undefined;
     const result = await executeCode({
       environment: env,
-      transport: createTransport(),
+      transport: transport(),
       tools: builtinTools,
       code: 'import time\nprint("started", flush=True)\ntime.sleep(300)',
       onStdout: () => void (struck ??= strike(docker.getContainer(env.containerId!))),

@@ -6,11 +6,17 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { CodecallError, executeCode } from "@codecall/core";
 import { describeIntegration } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
-import { createTransport } from "@codecall/transport-file";
+import { createTransport as createFileTransport } from "@codecall/transport-file";
+import { createTransport as createStreamTransport } from "@codecall/transport-stream";
 import { createEnvironment, type SshEnvironment } from "../../src/index.js";
 import { connectionOptions, crashServer, killQuietly, privateServerUnavailable, startPrivateServer } from "./sshd.js";
 
-describeIntegration("ssh: the server dies mid-run", privateServerUnavailable(), () => {
+const TRANSPORTS = [
+  ["file", createFileTransport],
+  ["stream", createStreamTransport],
+] as const;
+
+for (const [transportName, createTransport] of TRANSPORTS) describeIntegration(`ssh: the server dies mid-run (${transportName} transport)`, privateServerUnavailable(), () => {
   let server: Awaited<ReturnType<typeof startPrivateServer>>;
   let environment: SshEnvironment;
   const orphans: number[] = [];
