@@ -12,7 +12,8 @@ Options:
   --backend NAME            where the script runs: local (default), docker, ssh, modal,
                             daytona, singularity (apptainer), or a package/module that exports createEnvironment
   -o, --backend-option K=V  an option of the backend (repeatable; dots nest: limits.memory=512m)
-  --transport NAME          how tool calls travel: auto (default), uds, stream, file
+  --transport NAME[,NAME]   how tool calls travel: auto (default), uds, stream, file; a list is
+                            tried in order (the first that supports the backend and starts)
   --timeout SECONDS         wall-time limit of the script (default 300)
   --max-tool-calls N        tool-call budget of the script (default 50)
   --tools MODULE            a JS/TS module exporting extra tool definitions (repeatable)

@@ -47,7 +47,9 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     controller.abort("interrupted by Ctrl-C");
   });
   try {
-    const transport = await resolveTransports(config.transport, { importModule }).catch(explain);
+    // "stream,file": candidates in order of preference, as executeCode takes them.
+    const transports = config.transport.split(",").map((name) => name.trim()).filter(Boolean);
+    const transport = await resolveTransports(transports, { importModule }).catch(explain);
     const result = await executeCode({
       code,
       environment,

@@ -127,6 +127,14 @@ describe("codecall run", () => {
     expect(none.stdout).toBe("no terminal\n");
   });
 
+  it("takes a list of transports and uses the first that works", async () => {
+    const script = { stdin: "from codecall import terminal\nprint(terminal('echo ok')['output'].strip())\n" };
+    for (const [list, used] of [["stream,file", "stream"], ["file, stream", "file"]] as const) {
+      const json = JSON.parse((await runCli(["run", "--json", "--transport", list, "-"], script)).stdout) as Record<string, unknown>;
+      expect(json, list).toMatchObject({ status: "success", output: "ok\n", transport: used });
+    }
+  });
+
   it("reports each tool call with --verbose", async () => {
     const result = await runCli(["run", "--verbose", "-"], { stdin: "from codecall import terminal\nterminal('true')\n" });
     expect(result.stderr).toMatch(/codecall: → terminal \{"command":"true"/);
