@@ -107,6 +107,15 @@ describe("remoteCommand wrapper", () => {
     expect(await processGone(Number(await readFile(pidFile, "utf8")))).toBe(true);
   });
 
+  it("ends what escaped the group too when the in-environment timeout fires (the host may be gone)", async () => {
+    const pidFile = path.join(dir, "run.pid");
+    const escapedPidFile = path.join(dir, "escaped.pid");
+    // setsid: a new session, out of the command's process group; only its inherited tag betrays it.
+    const result = await runWrapped(`setsid sh -c 'sleep 300 & echo $! > "${escapedPidFile}"; wait' & wait`, { timeoutMs: 1000, pidFile }).done;
+    expect([124, 137]).toContain(result.code);
+    expect(await processGone(Number(await readFile(escapedPidFile, "utf8")))).toBe(true);
+  });
+
   it("lets a second command kill the whole group through the pidfile", async () => {
     const pidFile = path.join(dir, "run.pid");
     const childPidFile = path.join(dir, "child.pid");

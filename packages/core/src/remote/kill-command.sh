@@ -6,14 +6,6 @@
 cc_pidfile=$1
 cc_grace=${2:-0}
 cc_i=0
-# Signals every process whose env carries this command's tag (Linux /proc; elsewhere a no-op).
-# Our own env has no tag, and an unreadable environ (another user's process) is skipped.
-cc_sweep() {
-  for cc_environ in $(grep -l -F -e "CODECALL_TREE=$cc_pidfile" /proc/[0-9]*/environ 2>/dev/null); do
-    cc_found=${cc_environ#/proc/}
-    kill "-$1" "${cc_found%/environ}" 2>/dev/null
-  done
-}
 # The command may not have written its group id yet; it does so within milliseconds of starting.
 while :; do
   cc_pid=$(cat "$cc_pidfile" 2>/dev/null)

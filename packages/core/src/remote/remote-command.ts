@@ -6,8 +6,13 @@
  */
 import { shellExports, shellQuote } from "../text/shell-quote.js";
 import type { CommandOptions } from "../environment.js";
-import killScript from "./kill-command.sh?raw";
-import runScript from "./run-command.sh?raw";
+import killBody from "./kill-command.sh?raw";
+import runBody from "./run-command.sh?raw";
+import sweepFunction from "./sweep-tree.sh?raw";
+
+// Both end escaped descendants the same way: the sweep function goes in front of each.
+const runScript = `${sweepFunction}${runBody}`;
+const killScript = `${sweepFunction}${killBody}`;
 
 /**
  * The variable that marks every process of a killable command's tree; its value identifies the
