@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   CodecallError,
+  describeValue,
   executeCode,
   resolveEnvironment,
   resolveTransports,
@@ -103,12 +104,11 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
   io.stderr.write(`codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`);
 }
 
+/** One bounded progress line per event, whatever the arguments or the error hold. */
 function describeToolCall(event: ToolCallEvent): string {
-  if (event.phase === "start") {
-    const args = JSON.stringify(event.arguments);
-    return `codecall: → ${event.name} ${args.length > 120 ? `${args.slice(0, 117)}...` : args}\n`;
-  }
-  const outcome = event.ok ? "ok" : `failed: ${event.error}`;
+  if (event.phase === "start") return `codecall: → ${event.name} ${describeValue(event.arguments, { maxLength: 120 })}\n`;
+  const error = event.error ?? "";
+  const outcome = event.ok ? "ok" : `failed: ${error.length > 200 ? `${error.slice(0, 200)}…` : error}`;
   return `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)\n`;
 }
 

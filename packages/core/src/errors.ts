@@ -3,6 +3,7 @@
  * recognised with `CodecallError.isInstance()` even when two copies of this package are installed
  * (an `instanceof` check would fail across copies).
  */
+import { describeValue } from "./text/describe-value.js";
 
 const MARKER = Symbol.for("codecall.error");
 
@@ -46,13 +47,27 @@ export class CodecallError extends Error {
   }
 }
 
-/** The message of any thrown value, for reports that must not throw themselves. */
+/** Longest description of a thrown value that is not an Error or a string. */
+const MAX_DESCRIBED_ERROR_CHARS = 2_000;
+const UNREADABLE_ERROR = "an error that cannot be read (reading its message threw)";
+
+/**
+ * The message of any thrown value, for reports that must not throw themselves: an Error's
+ * `message`, a string as is, anything else described (bounded). Never throws, whatever the value
+ * does (a `message` getter that throws, a Proxy, a cycle, a throwing `toString`/`toJSON`).
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
+  let subject: unknown = error;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (typeof error === "string") return error;
+    if (typeof error !== "object" || error === null) return String(error);
+    if (error instanceof Error) {
+      subject = error.message;
+      if (typeof subject === "string") return subject;
+    }
   } catch {
-    return String(error);
+    // A `message` getter, a Proxy trap or a `toString` threw.
+    return UNREADABLE_ERROR;
   }
+  return describeValue(subject, { maxLength: MAX_DESCRIBED_ERROR_CHARS });
 }

@@ -39,6 +39,7 @@ export {
   type RpcSuccess,
 } from "./protocol/messages.js";
 export { FrameDecoder, type DecodedFrame } from "./protocol/frame-decoder.js";
+export { DEFAULT_MAX_JSON_DEPTH, measureJson, type JsonMeasure } from "./protocol/json-measure.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
   RpcConnection,
@@ -74,6 +75,7 @@ export {
   type TransportSpec,
 } from "./resolver.js";
 
+export { describeValue, type DescribeOptions } from "./text/describe-value.js";
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { OptionReader } from "./options/option-reader.js";
 export { stripAnsi } from "./text/ansi.js";

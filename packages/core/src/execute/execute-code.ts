@@ -80,6 +80,8 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       tools,
       token,
       maxToolCalls: limits.maxToolCalls,
+      maxFrameBytes: limits.maxFrameBytes,
+      maxJsonDepth: limits.maxJsonDepth,
       environment: toolEnvironment,
       runId,
       ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),

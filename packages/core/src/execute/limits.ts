@@ -1,4 +1,5 @@
 import { CodecallError } from "../errors.js";
+import { DEFAULT_MAX_JSON_DEPTH } from "../protocol/json-measure.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/messages.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../rpc/dispatcher.js";
 
@@ -14,8 +15,10 @@ export interface ExecutionLimits {
   maxStderrBytes: number;
   /** Dispatched tool calls allowed. */
   maxToolCalls: number;
-  /** Largest RPC frame. */
+  /** Largest RPC frame, both ways: a larger request or tool result gets an error answer. */
   maxFrameBytes: number;
+  /** Deepest nesting (arrays/objects) of a tool's arguments or result; deeper gets an error answer. */
+  maxJsonDepth: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
@@ -25,6 +28,7 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   maxStderrBytes: 10_000,
   maxToolCalls: DEFAULT_MAX_TOOL_CALLS,
   maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
 });
 
 /** Fills in defaults and rejects nonsense (negative, fractional, NaN). */

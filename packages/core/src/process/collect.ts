@@ -3,6 +3,7 @@
  * while it runs, and collect an `execute()` result from a spawned process.
  */
 import type { EnvironmentProcess, ExecResult, ProcessExit } from "../environment.js";
+import { callSafely } from "../safe-callback.js";
 import { createCapture, type ByteCapture, type CapturedOutput } from "../execute/output-capture.js";
 
 /** Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects. */
@@ -17,7 +18,7 @@ export async function drainStream(
       const { done, value } = await reader.read();
       if (done) return;
       capture.push(value);
-      onChunk?.(value);
+      callSafely(onChunk, value);
     }
   } catch {
     // A stream torn down by a kill or a lost connection just ends the capture.

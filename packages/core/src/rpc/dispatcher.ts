@@ -6,7 +6,10 @@
  */
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
+import { callSafely } from "../safe-callback.js";
+import { DEFAULT_MAX_JSON_DEPTH, measureJson } from "../protocol/json-measure.js";
 import {
+  DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,
   parseRequest,
   PROTOCOL_VERSION,
@@ -40,8 +43,31 @@ export interface RpcDispatcherOptions {
   /** Passed to tools as `context.environment`. */
   environment: Environment;
   runId: string;
+  /**
+   * Progress callback. It cannot break the run: what it throws (or an async one rejects with) is
+   * ignored.
+   */
   onToolCall?: (event: ToolCallEvent) => void;
+  /**
+   * Largest frame in bytes, the newline excluded (default 16 MiB). A tool result whose answer
+   * would be larger becomes a `ToolFailed` error naming the limit, so no guest ever receives
+   * (and no host ever queues) more than this for one call.
+   */
+  maxFrameBytes?: number;
+  /**
+   * Deepest nesting of arguments and results, in levels of arrays/objects (default 128). Deeper
+   * requests are refused before they are parsed; deeper results become a `ToolFailed` error
+   * naming the limit (guest JSON decoders recurse once per level).
+   */
+  maxJsonDepth?: number;
 }
+
+/** Tool error messages are cut to this many characters (a model needs no more, a frame no bigger). */
+const MAX_ERROR_MESSAGE_CHARS = 16_384;
+/** Levels a request adds around its arguments: the request object and `params`. */
+const REQUEST_ENVELOPE_DEPTH = 2;
+/** Levels an answer adds around its result: the response object. */
+const RESPONSE_ENVELOPE_DEPTH = 1;
 
 /** Options of {@link RpcDispatcher.createConnection}. */
 export interface ConnectionOptions {
@@ -57,6 +83,10 @@ export class RpcDispatcher {
   readonly #tools: ReadonlyMap<string, ToolDefinition>;
   readonly #options: RpcDispatcherOptions;
   readonly #maxToolCalls: number;
+  /** @internal Read by {@link RpcConnection}. */
+  readonly maxFrameBytes: number;
+  /** @internal Read by {@link RpcConnection}. */
+  readonly maxJsonDepth: number;
   readonly #inFlight = new Set<AbortController>();
   #toolCallsMade = 0;
   #closedReason: string | undefined;
@@ -65,6 +95,8 @@ export class RpcDispatcher {
     this.#options = options;
     this.#tools = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   }
 
   /** Tool calls dispatched so far (refused ones excluded). */
@@ -136,9 +168,8 @@ export class RpcDispatcher {
     const controller = new AbortController();
     this.#inFlight.add(controller);
     const started = performance.now();
-    this.#options.onToolCall?.({ phase: "start", id, name: tool.name, arguments: args });
-    let response: string;
-    let failure: string | undefined;
+    callSafely(this.#options.onToolCall, { phase: "start", id, name: tool.name, arguments: args });
+    let outcome: { result: unknown } | { failure: string; code: number };
     try {
       const result = await raceAbort(
         Promise.resolve().then(() =>
@@ -146,32 +177,53 @@ export class RpcDispatcher {
         ),
         controller.signal,
       );
-      // JSON.stringify drops functions and symbols: the response would carry no result at all.
-      if (typeof result === "function" || typeof result === "symbol") throw new NotJsonError(`a ${typeof result}`);
-      response = frame(rpcResult(id, result));
+      outcome = { result };
     } catch (error) {
-      if (controller.signal.aborted) {
-        failure = `Tool call cancelled: ${errorMessage(controller.signal.reason)}`;
-        response = frame(rpcError(id, RpcErrorCode.Cancelled, failure));
-      } else if (error instanceof NotJsonError) {
-        failure = `${tool.name} returned a result that is not JSON: ${error.message}`;
-        response = frame(rpcError(id, RpcErrorCode.ToolFailed, failure));
-      } else {
-        failure = errorMessage(error) || `${tool.name} failed`;
-        response = frame(rpcError(id, RpcErrorCode.ToolFailed, failure));
-      }
+      outcome = controller.signal.aborted
+        ? { failure: `Tool call cancelled: ${errorMessage(controller.signal.reason)}`, code: RpcErrorCode.Cancelled }
+        : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
     } finally {
       this.#inFlight.delete(controller);
     }
-    this.#options.onToolCall?.({
+    const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
+    const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };
+    callSafely(this.#options.onToolCall, {
       phase: "end",
       id,
       name: tool.name,
       durationMs: performance.now() - started,
-      ok: failure === undefined,
-      ...(failure === undefined ? {} : { error: failure }),
+      ok: "frame" in response,
+      ...("failure" in response ? { error: response.failure } : {}),
     });
-    return response;
+    return "frame" in response ? response.frame : frame(rpcError(id, response.code, response.failure));
+  }
+
+  /** The answer carrying a tool's result, or why it cannot be sent (not JSON, too deep, too large). */
+  #encodeResult(id: RpcId, name: string, result: unknown): { frame: string } | { failure: string; code: number } {
+    const refuse = (why: string) => ({ failure: `${name} returned a result that ${why}`, code: RpcErrorCode.ToolFailed });
+    // JSON.stringify drops functions and symbols: the response would carry no result at all.
+    if (typeof result === "function" || typeof result === "symbol") return refuse(`is not JSON: a ${typeof result}`);
+    let encoded: string;
+    try {
+      encoded = frame(rpcResult(id, result));
+    } catch (error) {
+      // A BigInt, a cycle, a throwing getter or toJSON — or a RangeError: too deep or too long to encode at all.
+      const limits = isRangeError(error) ? ` (results are limited to ${this.#limitsText()})` : "";
+      return refuse(`is not JSON: ${errorMessage(error)}${limits}`);
+    }
+    // Measured without the newline, as the frame decoders count.
+    const { depth, bytes } = measureJson(encoded.slice(0, -1));
+    if (depth - RESPONSE_ENVELOPE_DEPTH > this.maxJsonDepth) {
+      return refuse(`is nested deeper than the ${this.maxJsonDepth}-level limit of tool results`);
+    }
+    if (bytes > this.maxFrameBytes) {
+      return refuse(`is too large: its answer takes ${bytes} bytes, over the ${this.maxFrameBytes}-byte frame limit`);
+    }
+    return { frame: encoded };
+  }
+
+  #limitsText(): string {
+    return `${this.maxJsonDepth} levels of nesting and a ${this.maxFrameBytes}-byte frame`;
   }
 
   #notAvailableMessage(name: string): string {
@@ -203,6 +255,27 @@ export class RpcConnection {
    * id of its request.
    */
   async handleFrame(line: string): Promise<string> {
+    try {
+      return await this.#handle(line);
+    } catch (error) {
+      // A defect, not a guest's doing; the guest still gets its answer and the host stays up.
+      const id = sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS));
+      return frame(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
+    }
+  }
+
+  async #handle(line: string): Promise<string> {
+    // Checked before parsing: a frame of 16 MiB of "[" would otherwise become millions of objects.
+    const depthLimit = this.#dispatcher.maxJsonDepth;
+    if (measureJson(line).depth > depthLimit + REQUEST_ENVELOPE_DEPTH) {
+      return frame(
+        rpcError(
+          sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS)),
+          RpcErrorCode.InvalidRequest,
+          `Request nested too deeply: arguments may nest at most ${depthLimit} levels of arrays/objects`,
+        ),
+      );
+    }
     const parsed = parseRequest(line);
     if (!parsed.ok) return frame(parsed.response);
     const { request } = parsed;
@@ -242,14 +315,22 @@ export class RpcConnection {
   }
 }
 
-/** Raised when a response cannot be serialised (a tool returned a BigInt, a cycle, ...). */
-class NotJsonError extends Error {}
+const frame = encodeFrame;
 
-function frame(message: Parameters<typeof encodeFrame>[0]): string {
+/** Enough of a frame's start to read its `jsonrpc` and `id`. */
+const SNIFF_PREFIX_CHARS = 256;
+
+function clip(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}… (${message.length - MAX_ERROR_MESSAGE_CHARS} more characters)`;
+}
+
+function isRangeError(error: unknown): boolean {
   try {
-    return encodeFrame(message);
-  } catch (error) {
-    throw new NotJsonError(errorMessage(error));
+    return error instanceof RangeError;
+  } catch {
+    // A thrown Proxy whose getPrototypeOf trap throws.
+    return false;
   }
 }
 

@@ -65,6 +65,17 @@ class _FileClient:
         return future
 
     def _poll(self):
+        try:
+            self._poll_until_idle()
+        except Exception as error:
+            # Whatever went wrong, no call may wait for a poller that is gone: they fail, and the
+            # next call starts a new poller.
+            self._fail_pending(
+                "the codecall client stopped polling for answers (%s: %s); the call was not answered" % (type(error).__name__, error),
+                stop=True,
+            )
+
+    def _poll_until_idle(self):
         responses = _os.path.join(self._dir, "responses")
         closed_marker = _os.path.join(self._dir, "closed")
         own_prefix = "%d-" % _os.getpid()
@@ -113,16 +124,23 @@ class _FileClient:
             with open(path, "rb") as handle:
                 data = handle.read()
             _os.unlink(path)
-            message = _json.loads(data)
-        except (OSError, ValueError) as error:
+            message = _codecall_decode(data)
+        except OSError as error:
             _codecall_settle(future, error=ToolError("unreadable answer from the codecall host: %s" % error, tool=tool))
+            return
+        except ToolError as error:
+            # Too deep for `json` (RecursionError) or garbled: only this call fails.
+            error.tool = tool
+            _codecall_settle(future, error=error)
             return
         _codecall_settle_response(future, message, tool)
 
-    def _fail_pending(self, message):
+    def _fail_pending(self, message, stop=False):
         with self._lock:
             orphans = list(self._pending.values())
             self._pending.clear()
+            if stop:
+                self._poller = None
         for future, tool in orphans:
             _codecall_settle(future, error=ToolError(message, tool=tool))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as _futures
 import json as _json
 import os as _os
+import re as _re
 
 
 class ToolError(Exception):
@@ -49,7 +50,8 @@ def _codecall_encode(request_id, method, params):
             allow_nan=False,
             separators=(",", ":"),
         )
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
+        # RecursionError: nested deeper than Python's encoder recurses (the host refuses far less).
         raise ToolError("arguments must be JSON-serialisable: %s" % error, tool=params.get("name")) from None
     data = text.encode("utf-8") + b"\n"
     if len(data) > _MAX_FRAME_BYTES:
@@ -75,6 +77,28 @@ def _codecall_settle(future, result=None, error=None):
             future.set_result(result)
     except _futures.InvalidStateError:
         pass
+
+
+# The host writes `jsonrpc` and `id` first in every answer, as the guest does in every request.
+_ANSWER_ID = _re.compile(rb'^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,16}|"[^"\\]{1,128}")\s*[,}]')
+
+
+def _codecall_answer_id(data):
+    """The id of an answer that cannot be decoded (too deep for `json`, cut, garbled), or None."""
+    match = _ANSWER_ID.match(data[:512])
+    if match is None:
+        return None
+    raw = match.group(1)
+    return raw[1:-1].decode("utf-8", "replace") if raw.startswith(b'"') else int(raw)
+
+
+def _codecall_decode(data):
+    """Decodes one answer. Raises ToolError, never anything else: a few thousand levels of nesting
+    make `json` raise RecursionError, which must fail one call, not the thread that reads them all."""
+    try:
+        return _json.loads(data)
+    except Exception as error:
+        raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
 
 
 def _codecall_settle_response(future, message, tool):

@@ -21,10 +21,10 @@ class _SocketConnection:
             self.reader = self.sock.makefile("rb")
             self.sock.sendall(_codecall_encode(0, "hello", {"token": token, "protocol": 1}))
             line = self.reader.readline()
-        except OSError:
+            reply = _codecall_decode(line) if line else {"error": {"message": "the codecall host closed the connection"}}
+        except (OSError, ToolError):
             self.sock.close()
             raise
-        reply = _json.loads(line) if line else {"error": {"message": "the codecall host closed the connection"}}
         if "error" in reply:
             self.sock.close()
             raise ToolError.from_rpc(reply["error"])
@@ -80,32 +80,44 @@ class _SocketClient:
         return future
 
     def _read_loop(self, connection):
+        closed = "the connection to the codecall host closed; the call was not retried"
         try:
             for line in connection.reader:
                 try:
-                    message = _json.loads(line)
-                except ValueError:
+                    self._answer(connection, line)
+                except Exception:
+                    # An answer nobody can own (garbled, an id of the wrong type): the others go on.
                     continue
-                if not isinstance(message, dict):
-                    continue
-                with self._lock:
-                    entry = connection.pending.pop(message.get("id"), None)
-                if entry is None:
-                    continue
-                future, tool = entry
-                _codecall_settle_response(future, message, tool)
         except (OSError, ValueError):
             pass
+        except Exception as error:
+            closed = "the codecall client stopped reading answers (%s: %s); the call was not retried" % (type(error).__name__, error)
         finally:
             with self._lock:
                 connection.alive = False
                 orphans = list(connection.pending.values())
                 connection.pending.clear()
             for future, tool in orphans:
-                _codecall_settle(
-                    future,
-                    error=ToolError("the connection to the codecall host closed; the call was not retried", tool=tool),
-                )
+                _codecall_settle(future, error=ToolError(closed, tool=tool))
+
+    def _answer(self, connection, line):
+        """Settles the call one answer belongs to. An answer that cannot be decoded fails only its
+        own call (its id read from the start of the line), never the connection."""
+        try:
+            message = _codecall_decode(line)
+            request_id = message.get("id") if isinstance(message, dict) else None
+        except ToolError as error:
+            message, request_id = error, _codecall_answer_id(line)
+        with self._lock:
+            entry = connection.pending.pop(request_id, None)
+        if entry is None:
+            return
+        future, tool = entry
+        if isinstance(message, ToolError):
+            message.tool = tool
+            _codecall_settle(future, error=message)
+        else:
+            _codecall_settle_response(future, message, tool)
 
     def after_fork(self):
         # The child must not share the parent's socket or inherit a lock held by another thread.
