@@ -85,7 +85,40 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
           });
         }),
     });
-    const tools = [countingTerminal, ...options.builtinTools.filter((tool) => tool.name !== "terminal"), echoTool, hangTool];
+    const buildTool = defineTool({
+      name: "build",
+      description: "Returns a string of `size` x's wrapped in `levels` lists.",
+      parameters: { type: "object", properties: { levels: { type: "integer" }, size: { type: "integer" } }, required: ["levels"] },
+      execute: ({ levels, size = 0 }: { levels: number; size?: number }) => {
+        let value: unknown = "x".repeat(size);
+        for (let level = 0; level < levels; level += 1) value = [value];
+        return value;
+      },
+    });
+    const failOddlyTool = defineTool({
+      name: "fail_oddly",
+      description: "Throws something that is hard to describe.",
+      parameters: { type: "object", properties: { how: { type: "string" } }, required: ["how"] },
+      execute: ({ how }: { how: string }) => {
+        if (how === "message-getter") {
+          throw Object.defineProperty(new Error(), "message", {
+            get() {
+              throw new Error("no message for you");
+            },
+          });
+        }
+        // A Proxy whose every trap throws: not even `instanceof` works on it.
+        throw new Proxy({}, { getPrototypeOf: () => { throw new Error("trap"); }, get: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } });
+      },
+    });
+    const tools = [
+      countingTerminal,
+      ...options.builtinTools.filter((tool) => tool.name !== "terminal"),
+      echoTool,
+      hangTool,
+      buildTool,
+      failOddlyTool,
+    ];
 
     const run = (code: string, extra: Partial<ExecuteCodeOptions> = {}): Promise<ExecuteCodeResult> =>
       executeCode({ code, environment, transport: options.transport(), tools, ...extra });
@@ -263,6 +296,117 @@ print(echo("fine")["text"])
       expect(lines[2]).toMatch(/^float -> arguments must be JSON-serialisable/);
       expect(lines[3]).toBe("fine");
       expect(result.toolCallsMade).toBe(1);
+    }, timeout);
+
+    it("refuses a tool result nested deeper than the limit; that call fails and the script goes on", async () => {
+      const result = await run(`
+from codecall import build, echo, ToolError
+print(len(build(100)))
+try:
+    build(3000)
+    print("decoded")
+except ToolError as error:
+    print("refused:", error.message)
+print(echo("next")["text"])
+`);
+      expect(result.status).toBe("success");
+      expect(result.output).toBe("1\nrefused: build returned a result that is nested deeper than the 128-level limit of tool results\nnext\n");
+    }, timeout);
+
+    it("refuses a tool result whose answer exceeds the frame limit, naming the limit", async () => {
+      const result = await run(
+        `
+from codecall import build, ToolError
+try:
+    build(0, size=200_000)
+    print("delivered")
+except ToolError as error:
+    print("refused:", error.message)
+print(len(build(0, size=50_000)))
+`,
+        { limits: { maxFrameBytes: 100_000 } },
+      );
+      expect(result.status).toBe("success");
+      expect(result.output).toMatch(/^refused: build returned a result that is too large: its answer takes \d+ bytes, over the 100000-byte frame limit\n50000\n$/);
+    }, timeout);
+
+    it("fails only its own call when an answer is too deep for the guest to decode; calls in flight and later ones work", async () => {
+      // The host's depth limit is raised so the answer reaches the guest; Python's json recurses
+      // once per level and gives up near 1000.
+      const result = await run(
+        `
+import os, tempfile, threading, time
+from codecall import build, echo, terminal, ToolError
+gate = tempfile.mkdtemp()
+slow = {}
+def in_flight():
+    try:
+        slow["answer"] = terminal(f"touch {gate}/started; while [ ! -e {gate}/release ]; do sleep 0.05; done; echo slow-done")["output"].strip()
+    except Exception as error:
+        slow["answer"] = "failed: %s" % error
+worker = threading.Thread(target=in_flight)
+worker.start()
+deadline = time.monotonic() + 60
+while not os.path.exists(f"{gate}/started") and time.monotonic() < deadline:
+    time.sleep(0.02)
+try:
+    build(3000)
+    print("decoded")
+except ToolError as error:
+    print("deep:", error.message[:40])
+open(f"{gate}/release", "w").close()
+worker.join()
+print(slow["answer"])
+print(echo("after")["text"])
+`,
+        { limits: { maxJsonDepth: 100_000 } },
+      );
+      expect(result.status).toBe("success");
+      expect(result.output).toBe("deep: unreadable answer from the codecall host\nslow-done\nafter\n");
+    }, timeout);
+
+    it("survives tool errors that cannot be read, and deep arguments while progress is reported", async () => {
+      const reported: string[] = [];
+      const result = await run(
+        `
+import json, codecall
+from codecall import echo, fail_oddly, ToolError
+for how in ("message-getter", "proxy"):
+    try:
+        fail_oddly(how)
+    except ToolError as error:
+        print(how, "->", error.message)
+print(echo("before")["text"])
+# 100 000 levels of arguments, written by hand: Python's own encoder would refuse them.
+def deep_frame(request_id, method, params):
+    head = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"build","arguments":{"levels":0,"payload":' % json.dumps(request_id)
+    return (head + "[" * 100_000 + "]" * 100_000 + "}}}\\n").encode()
+plain, codecall._codecall_encode = codecall._codecall_encode, deep_frame
+try:
+    codecall.build(0)
+    print("accepted")
+except ToolError as error:
+    print("deep:", error.message)
+codecall._codecall_encode = plain
+print(echo("after")["text"])
+`,
+        // A naive progress reporter: it stringifies whatever it is given, and it throws.
+        {
+          onToolCall: (event) => {
+            reported.push(JSON.stringify(event).slice(0, 100));
+            throw new Error("progress display is gone");
+          },
+        },
+      );
+      expect(result.output).toBe(
+        "message-getter -> an error that cannot be read (reading its message threw)\n" +
+          "proxy -> an error that cannot be read (reading its message threw)\n" +
+          "before\n" +
+          "deep: Request nested too deeply: arguments may nest at most 128 levels of arrays/objects\n" +
+          "after\n",
+      );
+      expect(result.status).toBe("success");
+      expect(reported.length).toBe(8);
     }, timeout);
 
     it("reports a syntax error with status error and the traceback", async () => {
