@@ -359,7 +359,8 @@ worker.join()
 print(slow["answer"])
 print(echo("after")["text"])
 `,
-        { limits: { maxJsonDepth: 100_000 } },
+        // A guest whose poller died would wait for ever: the time limit turns that into a failure.
+        { limits: { maxJsonDepth: 100_000, timeoutMs: 30_000 } },
       );
       expect(result.status).toBe("success");
       expect(result.output).toBe("deep: unreadable answer from the codecall host\nslow-done\nafter\n");
@@ -390,8 +391,10 @@ except ToolError as error:
 codecall._codecall_encode = plain
 print(echo("after")["text"])
 `,
-        // A naive progress reporter: it stringifies whatever it is given, and it throws.
+        // A naive progress reporter: it stringifies whatever it is given, and it throws. (A host
+        // that lost a call's answer would leave the script waiting: the time limit ends that.)
         {
+          limits: { timeoutMs: 30_000 },
           onToolCall: (event) => {
             reported.push(JSON.stringify(event).slice(0, 100));
             throw new Error("progress display is gone");
