@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import type { ToolCallEvent } from "../src/rpc/dispatcher.js";
+import type { ToolDefinition } from "../src/tool.js";
+import { call, deferred, makeDispatcher, openConnection, send } from "./support/rpc.js";
+
+const tool = (name: string, execute: ToolDefinition["execute"]): ToolDefinition => ({ name, description: name, parameters: { type: "object" }, execute });
+const nested = (levels: number, leaf: unknown = 0): unknown => {
+  let value = leaf;
+  for (let level = 0; level < levels; level += 1) value = [value];
+  return value;
+};
+const boom = () => {
+  throw new Error("boom");
+};
+
+describe("RpcDispatcher against hostile scripts and tools", () => {
+  it("refuses a result nested deeper than the limit, naming it, and serves the next call", async () => {
+    const build = tool("build", ({ levels }) => nested(levels as number));
+    const connection = await openConnection(makeDispatcher({ tools: [build] }));
+    expect((await send(connection, call(1, "build", { levels: 128 }))).result).toEqual(nested(128));
+    for (const levels of [129, 3_000, 100_000]) {
+      const response = await send(connection, call(2, "build", { levels }));
+      expect(response.id).toBe(2);
+      expect(response.error?.code).toBe(-32004);
+      expect(response.error?.message).toMatch(/128[- ]level/);
+    }
+    const custom = await openConnection(makeDispatcher({ tools: [build], maxJsonDepth: 10 }));
+    expect((await send(custom, call(3, "build", { levels: 11 }))).error?.message).toBe("build returned a result that is nested deeper than the 10-level limit of tool results");
+    expect((await send(custom, call(4, "build", { levels: 10 }))).result).toEqual(nested(10));
+  });
+
+  it("refuses a result whose answer exceeds the frame limit, naming it", async () => {
+    const big = tool("big", ({ size }) => ({ text: "é".repeat(size as number) }));
+    const connection = await openConnection(makeDispatcher({ tools: [big], maxFrameBytes: 1_000 }));
+    const response = await send(connection, call(1, "big", { size: 600 }));
+    expect(response.error?.code).toBe(-32004);
+    expect(response.error?.message).toMatch(/^big returned a result that is too large: its answer takes \d+ bytes, over the 1000-byte frame limit$/);
+    expect((await send(connection, call(2, "big", { size: 400 }))).result).toEqual({ text: "é".repeat(400) });
+  });
+
+  it("refuses arguments nested deeper than the limit before parsing them, answering the caller's id", async () => {
+    const events: ToolCallEvent[] = [];
+    const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], onToolCall: (event) => events.push(event) }));
+    const deep = `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
+    const response = await send(connection, deep);
+    expect(response).toMatchObject({ id: 77, error: { code: -32600, message: "Request nested too deeply: arguments may nest at most 128 levels of arrays/objects" } });
+    expect(events).toEqual([]);
+    expect((await send(connection, call(78, "take", { payload: nested(127) }))).result).toBe("ran");
+  });
+
+  it("answers every call whatever the progress callback does with deep arguments", async () => {
+    const outcomes = [
+      (event: ToolCallEvent) => JSON.stringify(event),
+      () => boom(),
+      async () => boom(),
+    ];
+    for (const onToolCall of outcomes) {
+      const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], maxJsonDepth: 1_000_000, onToolCall }));
+      const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
+      const response = await send(connection, deep);
+      expect(response.result).toBe("ran");
+    }
+  });
+
+  it.each<[string, () => unknown, string | RegExp]>([
+    ["an Error whose message getter throws", () => { throw Object.defineProperty(new Error(), "message", { get: boom }); }, "an error that cannot be read (reading its message threw)"],
+    ["a Proxy whose traps throw", () => { throw new Proxy({}, { getPrototypeOf: boom, get: boom, ownKeys: boom }); }, "an error that cannot be read (reading its message threw)"],
+    ["a non-Error object", () => { throw { reason: "quota" }; }, '{"reason":"quota"}'],
+    ["a huge message", () => { throw new Error("m".repeat(1_000_000)); }, /^m{16384}… \(983616 more characters\)$/],
+  ])("turns a tool that throws %s into an error answer", async (_, execute, message) => {
+    const events: ToolCallEvent[] = [];
+    const connection = await openConnection(makeDispatcher({ tools: [tool("odd", execute)], onToolCall: (event) => events.push(event) }));
+    const response = await send(connection, call(5, "odd", {}));
+    expect(response.id).toBe(5);
+    expect(response.error?.code).toBe(-32004);
+    if (typeof message === "string") expect(response.error?.message).toBe(message);
+    else expect(response.error?.message).toMatch(message);
+    expect(events.at(-1)).toMatchObject({ phase: "end", ok: false, error: response.error?.message });
+  });
+
+  it.each<[string, () => unknown, RegExp]>([
+    ["a throwing toJSON", () => ({ toJSON: boom }), /^bad returned a result that is not JSON: boom$/],
+    ["a throwing getter", () => Object.defineProperty({}, "x", { get: boom, enumerable: true }), /^bad returned a result that is not JSON: boom$/],
+    // Awaiting it reads `then`, so the trap throws even before the encoder runs.
+    ["a Proxy whose traps throw", () => new Proxy({}, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }), /^boom$/],
+    ["a thenable whose then getter throws", () => ({ get then() { return boom(); } }), /^boom$/],
+    ["a BigInt", () => 1n, /^bad returned a result that is not JSON: .*BigInt/],
+    ["100 000 levels", () => nested(100_000), /^bad returned a result that is not JSON: .*\(results are limited to 128 levels of nesting and a 16777216-byte frame\)$/],
+  ])("turns a result with %s into an error answer", async (_, execute, message) => {
+    const connection = await openConnection(makeDispatcher({ tools: [tool("bad", execute)] }));
+    const response = await send(connection, call(6, "bad", {}));
+    expect(response.id).toBe(6);
+    expect(response.error?.message).toMatch(message);
+  });
+
+  it("answers a call whose tool never settles once the run closes", async () => {
+    const started = deferred();
+    const dispatcher = makeDispatcher({ tools: [tool("forever", () => (started.resolve(), new Promise(() => {})))] });
+    const connection = await openConnection(dispatcher);
+    const answer = send(connection, call(9, "forever", {}));
+    await started.promise;
+    dispatcher.close("the script timed out");
+    expect((await answer).error).toEqual({ code: -32005, message: "Tool call cancelled: the script timed out" });
+  });
+});
