@@ -141,6 +141,21 @@ describe("codecall run", () => {
     expect(result.stderr).toMatch(/codecall: ← terminal ok \(\d+\.\d\ds\)/);
   });
 
+  it("keeps --verbose lines short whatever the arguments and errors hold", async () => {
+    const result = await runCli(["run", "--verbose", "-"], {
+      stdin: `from codecall import read_file, ToolError
+try:
+    read_file("/codecall-missing/" + "x" * 100_000)
+except ToolError:
+    print("refused")
+`,
+    });
+    expect(result).toMatchObject({ code: 0, stdout: "refused\n" });
+    const lines = result.stderr.split("\n").filter((line) => /^codecall: [→←]/.test(line));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.length).toBeLessThan(300);
+  });
+
   it("reads options from --config, with flags winning", async () => {
     const config = path.join(dir, "codecall.json");
     await writeFile(config, JSON.stringify({ timeout: 1, maxToolCalls: 0 }));
