@@ -29,7 +29,10 @@ export interface CliIO {
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream;
   cwd: string;
-  /** Registers the handler of the stop signals (Ctrl-C, SIGTERM, SIGHUP); returns its removal. */
+  /**
+   * Registers the handler of the stop signals (Ctrl-C, SIGTERM, SIGHUP); returns its removal. A
+   * caller that calls the handler without a signal means Ctrl-C.
+   */
   onInterrupt: (handler: (signal: StopSignal) => void) => () => void;
   /** Ends the process now (second signal). */
   exit: (code: number) => void;
@@ -48,7 +51,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   // Held until the environment is closed: a signal during cleanup must not cut it short.
-  const removeInterrupt = io.onInterrupt((signal) => {
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
     if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
     stoppedBy = signal;
     const again = signal === "SIGINT" ? "Ctrl-C" : "the signal";
