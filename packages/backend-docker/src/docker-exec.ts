@@ -10,7 +10,7 @@
  */
 import { Readable, Writable, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { CodecallError, errorMessage, type ExecChannel, type ProcessExit } from "@codecall/core";
+import { CodecallError, errorMessage, setLongTimeout, type ExecChannel, type ProcessExit } from "@codecall/core";
 import { demultiplex } from "./demultiplex.js";
 import { settledExitCode } from "./exec-exit.js";
 
@@ -35,7 +35,7 @@ export async function startDockerExec(target: ExecTarget, argv: string[]): Promi
   // drops the command when its kill cannot start). Never aborted once started: the signal stays
   // attached to the hijacked connection.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), target.engineTimeoutMs);
+  const timer = setLongTimeout(() => deadline.abort(), target.engineTimeoutMs);
   try {
     exec = await target.container.exec({ Cmd: argv, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, ...target.execDefaults, abortSignal: deadline.signal });
     socket = await exec.start({ hijack: true, stdin: true, abortSignal: deadline.signal });
@@ -45,7 +45,7 @@ export async function startDockerExec(target: ExecTarget, argv: string[]): Promi
     }
     throw await lostContainer(target, error);
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
   // Errors (a reset when the container is removed) also end in 'close', which decides the exit.
   socket.on("error", () => {});

@@ -10,6 +10,7 @@ import {
   CodecallError,
   collectProcess,
   newRunId,
+  setLongTimeout,
   toExecResult,
   TREE_TAG_VARIABLE,
   type Environment,
@@ -147,8 +148,8 @@ export class LocalEnvironment implements Environment {
     this.#live.add(process);
     const cleanups: (() => void)[] = [];
     if (options.timeoutMs !== undefined) {
-      const timer = setTimeout(() => void process.expire(TIMEOUT_GRACE_MS), options.timeoutMs);
-      cleanups.push(() => clearTimeout(timer));
+      const timer = setLongTimeout(() => void process.expire(TIMEOUT_GRACE_MS), options.timeoutMs);
+      cleanups.push(() => timer.clear());
     }
     if (options.signal) {
       const signal = options.signal;

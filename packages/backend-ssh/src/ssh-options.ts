@@ -5,7 +5,7 @@
  */
 import { homedir, userInfo } from "node:os";
 import path from "node:path";
-import { CodecallError, assertEnvName } from "@codecall/core";
+import { CodecallError, MAX_TIMER_DELAY_MS, assertEnvName } from "@codecall/core";
 import { parseFingerprint, type HostKeyPolicy } from "./host-key-check.js";
 
 export interface SshEnvironmentOptions {
@@ -118,8 +118,9 @@ export function resolveSshOptions(input: SshEnvironmentOptions): ResolvedSshOpti
     username: text(options, "username") ?? localUserName(),
     credentials,
     hostKeys: hostKeyPolicy(options),
-    connectTimeoutMs: integer(options, "connectTimeoutMs", 20_000, 1),
-    keepaliveIntervalMs: integer(options, "keepaliveIntervalMs", 10_000, 0),
+    // ssh2 arms these with plain setTimeout/setInterval, which fire at once past 2^31-1 ms.
+    connectTimeoutMs: integer(options, "connectTimeoutMs", 20_000, 1, MAX_TIMER_DELAY_MS),
+    keepaliveIntervalMs: integer(options, "keepaliveIntervalMs", 10_000, 0, MAX_TIMER_DELAY_MS),
     keepaliveCountMax: integer(options, "keepaliveCountMax", 3, 1),
     maxChannels: integer(options, "maxChannels", 8, 1),
     workdir: text(options, "workdir"),

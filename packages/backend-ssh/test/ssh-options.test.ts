@@ -48,6 +48,8 @@ describe("ssh options", () => {
     expect(failure({}).message).toMatch(/`host` is required/);
     expect(failure({ host: "h" }).message).toMatch(/no way to log in/);
     expect(failure({ ...base, port: 70_000 }).message).toMatch(/`port` must be a whole number from 1 to 65535/);
+    // ssh2's own timers would fire at once past 2^31-1 ms.
+    expect(failure({ ...base, connectTimeoutMs: 2_200_000_000 }).message).toMatch(/`connectTimeoutMs` must be a whole number from 1 to 2147483647/);
     expect(failure({ ...base, hots: "typo" }).message).toMatch(/unknown option hots/);
     expect(failure({ ...base, env: { "BAD-NAME": "x" } }).message).toMatch(/invalid variable name/);
     expect(failure({ ...base, privateKey: "k" }).message).toMatch(/not both/);

@@ -8,8 +8,18 @@ export const EXIT_CODES: Readonly<Record<ExecuteCodeStatus, number>> = Object.fr
   interrupted: 130,
 });
 
-/** Malformed command line (unknown flag, missing value). */
+/** Malformed command line (unknown flag, bad value, unknown backend or transport, plugin not installed). */
 export const USAGE_EXIT_CODE = 2;
+
+/** The signals that stop a run cleanly (script killed, tools cancelled, environment closed). */
+export type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
+/** Exit code after a stop signal: 128 + its number, as shells report a process ended by it. */
+export const SIGNAL_EXIT_CODES: Readonly<Record<StopSignal, number>> = Object.freeze({
+  SIGHUP: 129,
+  SIGINT: EXIT_CODES.interrupted,
+  SIGTERM: 143,
+});
 
 /** A problem with how codecall was invoked; printed without a stack trace. */
 export class UsageError extends Error {

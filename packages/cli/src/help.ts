@@ -14,7 +14,7 @@ Options:
   -o, --backend-option K=V  an option of the backend (repeatable; dots nest: limits.memory=512m)
   --transport NAME[,NAME]   how tool calls travel: auto (default), uds, stream, file; a list is
                             tried in order (the first that supports the backend and starts)
-  --timeout SECONDS         wall-time limit of the script (default 300)
+  --timeout SECONDS         wall-time limit of the script (default 300; 0.001 to 31536000 = 365 days)
   --max-tool-calls N        tool-call budget of the script (default 50)
   --tools MODULE            a JS/TS module exporting extra tool definitions (repeatable)
   --allow-tools A,B         only these tools may be called (empty = none)
@@ -26,5 +26,6 @@ Options:
   --json                    print the result as JSON instead of streaming the output
   -v, --verbose             report tool calls and skipped transports on stderr
 
-Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted, 2 bad command line.
+Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP,
+2 bad command line (unknown option, bad value, unknown backend or transport, plugin not installed).
 `;

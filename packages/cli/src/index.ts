@@ -2,5 +2,5 @@
 export { main } from "./main.js";
 export { runCommand, type CliIO } from "./run-command.js";
 export { parseRunArgs, parseBackendOptions, type RunConfig } from "./run-config.js";
-export { EXIT_CODES, UsageError } from "./exit-codes.js";
+export { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 export { createModuleImporter, loadToolModule } from "./module-loading.js";

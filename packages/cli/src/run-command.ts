@@ -1,22 +1,26 @@
 /**
  * `codecall run`: resolve the backend and transport, run the script, stream its output (or print
- * the result as JSON), and map the status to an exit code. Ctrl-C interrupts cleanly; a second
- * Ctrl-C exits at once.
+ * the result as JSON), and map the status to an exit code. Ctrl-C, SIGTERM and SIGHUP stop the run
+ * cleanly (script killed, tool calls cancelled, environment closed) and exit 130, 143 or 129; a
+ * second signal exits at once.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   CodecallError,
   describeValue,
+  errorMessage,
   executeCode,
   resolveEnvironment,
   resolveTransports,
+  type CodecallErrorCode,
+  type Environment,
   type ExecuteCodeResult,
   type ToolCallEvent,
   type ToolDefinition,
 } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
-import { EXIT_CODES, UsageError } from "./exit-codes.js";
+import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter, loadToolModule } from "./module-loading.js";
 import type { RunConfig } from "./run-config.js";
 
@@ -26,11 +30,17 @@ export interface CliIO {
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream;
   cwd: string;
-  /** Registers a Ctrl-C handler; returns its removal. */
-  onInterrupt: (handler: () => void) => () => void;
-  /** Ends the process now (second Ctrl-C). */
+  /**
+   * Registers the handler of the stop signals (Ctrl-C, SIGTERM, SIGHUP); returns its removal. A
+   * caller that calls the handler without a signal means Ctrl-C.
+   */
+  onInterrupt: (handler: (signal: StopSignal) => void) => () => void;
+  /** Ends the process now (second signal). */
   exit: (code: number) => void;
 }
+
+/** How long closing the environment (removing a container, ending an SSH session) may take. */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 export async function runCommand(config: RunConfig, io: CliIO): Promise<number> {
   const code = await readScript(config.script, io);
@@ -40,12 +50,14 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
 
   const environment = await resolveEnvironment({ backend: config.backend, options: config.backendOptions }, { importModule }).catch(explain);
   const controller = new AbortController();
-  let interrupts = 0;
-  const removeInterrupt = io.onInterrupt(() => {
-    interrupts += 1;
-    if (interrupts > 1) io.exit(EXIT_CODES.interrupted);
-    io.stderr.write("\ncodecall: interrupting the script (Ctrl-C again to quit at once)\n");
-    controller.abort("interrupted by Ctrl-C");
+  let stoppedBy: StopSignal | undefined;
+  // Held until the environment is closed: a signal during cleanup must not cut it short.
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
+    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+    stoppedBy = signal;
+    const again = signal === "SIGINT" ? "Ctrl-C" : "the signal";
+    io.stderr.write(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
+    controller.abort(signal === "SIGINT" ? "interrupted by Ctrl-C" : `interrupted by ${signal}`);
   });
   try {
     // "stream,file": candidates in order of preference, as executeCode takes them.
@@ -69,11 +81,26 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       ...(config.verbose ? { onToolCall: (event: ToolCallEvent) => io.stderr.write(describeToolCall(event)) } : {}),
     }).catch(explain);
     report(result, config, io);
-    return EXIT_CODES[result.status];
+    return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
+    await closeEnvironment(environment, io);
     removeInterrupt();
-    await environment.close();
   }
+}
+
+/** Closes the environment, bounded: a backend that hangs on close must not keep the CLI alive. */
+async function closeEnvironment(environment: Environment, io: CliIO): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closed = environment.close().then(
+    () => true,
+    (error: unknown) => {
+      io.stderr.write(`codecall: closing the ${environment.backendId} environment failed: ${errorMessage(error)}\n`);
+      return true;
+    },
+  );
+  const done = await Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS)))]);
+  clearTimeout(timer);
+  if (!done) io.stderr.write(`codecall: the ${environment.backendId} environment did not close within ${CLOSE_TIMEOUT_MS / 1000}s; leaving it\n`);
 }
 
 async function readScript(script: string, io: CliIO): Promise<string> {
@@ -112,8 +139,15 @@ function describeToolCall(event: ToolCallEvent): string {
   return `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)\n`;
 }
 
+/**
+ * Errors that mean the command line asks for something codecall cannot do as given: a name it
+ * does not know, a plugin that is not installed, options a backend refuses, a transport that
+ * cannot serve the backend. They exit with the usage code; other failures with 1.
+ */
+const COMMAND_LINE_ERRORS: ReadonlySet<CodecallErrorCode> = new Set(["UNKNOWN_BACKEND", "UNKNOWN_TRANSPORT", "PACKAGE_NOT_INSTALLED", "INVALID_OPTIONS", "NO_SUPPORTED_TRANSPORT"]);
+
 /** Turns codecall's own errors (missing package, unknown backend, ...) into plain CLI errors. */
 function explain(error: unknown): never {
-  if (CodecallError.isInstance(error)) throw new UsageError(error.message);
+  if (CodecallError.isInstance(error)) throw new UsageError(error.message, COMMAND_LINE_ERRORS.has(error.code) ? USAGE_EXIT_CODE : 1);
   throw error;
 }

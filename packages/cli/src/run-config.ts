@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { MAX_DURATION_MS } from "@codecall/core";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 
 export interface RunConfig {
@@ -63,7 +64,7 @@ export async function parseRunArgs(args: string[], cwd: string): Promise<RunConf
     backend: pick(values.backend, "backend") ?? "local",
     backendOptions: { ...(file.backendOptions as Record<string, unknown> | undefined), ...parseBackendOptions(values["backend-option"] ?? []) },
     transport: pick(values.transport, "transport") ?? "auto",
-    timeoutSeconds: positiveNumber(pick(values.timeout, "timeout"), "--timeout"),
+    timeoutSeconds: timeoutSeconds(pick(values.timeout, "timeout")),
     maxToolCalls: nonNegativeInteger(pick(values["max-tool-calls"], "maxToolCalls"), "--max-tool-calls"),
     toolModules: [...((file.tools as string[] | undefined) ?? []), ...(values.tools ?? [])],
     allowTools: allowTools === undefined ? undefined : toList(allowTools),
@@ -123,18 +124,38 @@ function typedValue(raw: string): unknown {
   return raw;
 }
 
-function positiveNumber(value: unknown, flag: string): number | undefined {
+const MAX_TIMEOUT_SECONDS = MAX_DURATION_MS / 1000;
+
+/** Seconds from 0.001 up to core's longest limit (365 days); anything else is a usage error. */
+function timeoutSeconds(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${flag} wants a positive number of seconds, got ${String(value)}`, USAGE_EXIT_CODE);
+  const number = numberIn(value);
+  if (number === undefined || !(number >= 0.001 && number <= MAX_TIMEOUT_SECONDS)) {
+    throw new UsageError(`--timeout wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`, USAGE_EXIT_CODE);
+  }
   return number;
 }
 
 function nonNegativeInteger(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 0) throw new UsageError(`${flag} wants a whole number, got ${String(value)}`, USAGE_EXIT_CODE);
+  const number = numberIn(value);
+  if (number === undefined || !Number.isSafeInteger(number) || number < 0) throw new UsageError(`${flag} wants a whole number, got ${describe(value)}`, USAGE_EXIT_CODE);
   return number;
+}
+
+/**
+ * A JSON number, or a string written as a plain decimal number ("90", "1.5", "2e3"). `Number()`
+ * alone would take "", " ", "0x10" and `true` too.
+ */
+function numberIn(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== "string" || !/^\s*[+]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value)) return undefined;
+  return Number(value);
+}
+
+/** A flag's value as the user wrote it; strings from a config file quoted when they need to be. */
+function describe(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
 }
 
 function toList(value: unknown): string[] {

@@ -77,6 +77,12 @@ describe("codecall run", () => {
     expect(result.stderr).toContain("codecall: interrupted");
   });
 
+  it("takes a timeout longer than a timer can hold (25 days) as it is: a quick script succeeds", async () => {
+    const result = await runCli(["run", "--timeout", "2200000", "--json", "-"], { stdin: "import time\ntime.sleep(0.5)\nprint('slept')\n" });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: "slept\n" });
+  });
+
   it("enforces --max-tool-calls", async () => {
     const result = await runCli(["run", "--max-tool-calls", "1", "--json", "-"], {
       stdin: "from codecall import terminal, ToolError\nterminal('true')\ntry:\n    terminal('true')\nexcept ToolError as e:\n    print(e.message)\n",

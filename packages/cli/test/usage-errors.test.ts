@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseBackendOptions } from "../src/run-config.js";
 import { runCli } from "./support.js";
@@ -20,15 +23,17 @@ describe("codecall usage errors", () => {
     expect(result).toMatchObject({ code: 1, stdout: "", stderr: "codecall: Script not found: /nonexistent/script.py\n" });
   });
 
+  // An unknown name or a plugin that is not installed is a bad command line (exit 2, as the
+  // READMEs and --help say), not a failed run (1).
   it("lists the backends when one is unknown", async () => {
     const result = await runCli(["run", "--backend", "nope", "-"], { stdin: "print(1)" });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toBe('codecall: Unknown backend "nope". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)\n');
   });
 
   it("says which package to install for a backend that is not installed", async () => {
     const result = await runCli(["run", "--backend", "daytona", "-"], { stdin: "print(1)" });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "codecall: The daytona backend needs the package @codecall/backend-daytona, which is not installed. Install it: npm install @codecall/backend-daytona\n",
     );
@@ -37,9 +42,35 @@ describe("codecall usage errors", () => {
   it("rejects unknown flags and bad values with exit code 2", async () => {
     expect((await runCli(["run", "--bogus", "x.py"])).code).toBe(2);
     const timeout = await runCli(["run", "--timeout", "soon", "x.py"]);
-    expect(timeout).toMatchObject({ code: 2, stderr: "codecall: --timeout wants a positive number of seconds, got soon\n" });
+    expect(timeout).toMatchObject({ code: 2, stderr: "codecall: --timeout wants a number of seconds from 0.001 to 31536000 (365 days), got soon\n" });
     expect((await runCli(["run", "a.py", "b.py"])).code).toBe(2);
     expect((await runCli(["launch"])).stderr).toContain('Unknown command "launch"');
+  });
+
+  it("exits 2 for an unknown transport, a transport package that is not installed, and a backend package given by name", async () => {
+    for (const args of [["--transport", "nope"], ["--transport", "@example/no-such-transport"], ["--backend", "@example/no-such-backend"]]) {
+      const result = await runCli(["run", ...args, "-"], { stdin: "print(1)" });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toMatch(/^codecall: (Unknown transport "nope"|The @example\/no-such-\w+ \w+ needs the package @example\/no-such-\w+, which is not installed)/);
+    }
+  });
+
+  it.each(["0", "-5", "NaN", "Infinity", "abc", "", " ", "0x10", "1e300", "0.0001", "31536001"])("refuses --timeout=%j with a usage error", async (value) => {
+    const result = await runCli(["run", `--timeout=${value}`, "-"], { stdin: "print(1)" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`codecall: --timeout wants a number of seconds from 0.001 to 31536000 (365 days), got ${value}\n`);
+  });
+
+  it.each([[true, "true"], ["", ""], [[5], "[5]"], [-1, "-1"]])("refuses a timeout of %j in the config file", async (timeout, shown) => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-cli-config-"));
+    try {
+      await writeFile(path.join(dir, "codecall.json"), JSON.stringify({ timeout }));
+      const result = await runCli(["run", "--config", "codecall.json", "-"], { cwd: dir, stdin: "print(1)" });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`codecall: --timeout wants a number of seconds from 0.001 to 31536000 (365 days), got ${shown}\n`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("parses backend options into typed, nested values", () => {

@@ -492,6 +492,7 @@ print("TAIL-MARK")
       });
       expect(result.status).toBe("interrupted");
       expect(result.output).toBe("calling\n\n[execution interrupted — user sent a new message]");
+      expect(result.error).toBe("Script was interrupted: user sent a new message");
       expect(hang.started - startedBefore).toBe(1);
       expect(hang.cancelled - cancelledBefore).toBe(1);
     }, timeout);

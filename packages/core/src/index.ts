@@ -55,7 +55,8 @@ export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, is
 
 export { executeCode, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
 export { openTransport, pickTransport, supportingTransports, type OpenedTransport } from "./execute/open-transport.js";
-export { DEFAULT_LIMITS, resolveLimits, type ExecutionLimits } from "./execute/limits.js";
+export { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits, type ExecutionLimits } from "./execute/limits.js";
+export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { isCommandNotFound, missingInterpreterMessage, type ExecuteCodeResult, type ExecuteCodeStatus } from "./execute/result.js";
 export { scrubEnv, looksSecret, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type EnvPolicy, type ScrubbedEnv } from "./execute/env-policy.js";
 export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput } from "./execute/output-capture.js";

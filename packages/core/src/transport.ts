@@ -39,6 +39,11 @@ export interface Transport {
   readonly id: string;
   /** True when this transport can serve a run in `environment`. */
   supports(environment: Environment): boolean;
+  /**
+   * What an environment must offer for {@link supports} to hold, in a few words ("the local
+   * backend: ..."): the error for an environment no candidate supports quotes it.
+   */
+  readonly requires?: string;
   /** Starts serving the run's frames. */
   open(environment: Environment, run: RunContext): Promise<TransportSession>;
   /**

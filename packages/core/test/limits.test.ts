@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
-import { DEFAULT_LIMITS, resolveLimits, type ExecutionLimits } from "../src/execute/limits.js";
+import { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits, type ExecutionLimits } from "../src/execute/limits.js";
 
 function invalid(overrides: Record<string, unknown>): CodecallError {
   try {
@@ -37,10 +37,18 @@ describe("resolveLimits", () => {
     ["fractional", { timeoutMs: 1.5 }, "Limit timeoutMs must be a non-negative integer, got 1.5"],
     ["NaN", { maxStdoutBytes: Number.NaN }, "Limit maxStdoutBytes must be a non-negative integer, got NaN"],
     ["infinite", { maxFrameBytes: Number.POSITIVE_INFINITY }, "Limit maxFrameBytes must be a non-negative integer, got Infinity"],
-    ["a string", { killGraceMs: "5" }, "Limit killGraceMs must be a non-negative integer, got 5"],
+    ["a string", { killGraceMs: "5" }, 'Limit killGraceMs must be a non-negative integer, got "5"'],
+    ["a boolean", { timeoutMs: true }, "Limit timeoutMs must be a non-negative integer, got true"],
     ["a zero timeout", { timeoutMs: 0 }, "Limit timeoutMs must be positive"],
+    ["an absurd timeout", { timeoutMs: 1e15 }, "Limit timeoutMs must be at most 31536000000 ms (365 days), got 1000000000000000"],
+    ["an absurd kill grace", { killGraceMs: MAX_DURATION_MS + 1 }, "Limit killGraceMs must be at most 31536000000 ms (365 days), got 31536000001"],
   ])("rejects %s values", (_, overrides, message) => {
     expect(invalid(overrides).message).toBe(message);
+  });
+
+  it("takes timeouts longer than a timer can hold (25 days), up to 365 days", () => {
+    expect(resolveLimits({ timeoutMs: 2_200_000_000 }).timeoutMs).toBe(2_200_000_000);
+    expect(resolveLimits({ timeoutMs: MAX_DURATION_MS }).timeoutMs).toBe(MAX_DURATION_MS);
   });
 
   it.each(["maxMemory", "toString", "constructor", "hasOwnProperty"])("rejects the unknown limit %s", (name) => {

@@ -43,6 +43,8 @@ export class StreamTransport implements Transport {
    * whole run, the script another, and tools need at least one more (else a tool call would wait
    * for a slot the script never frees).
    */
+  readonly requires = `a backend whose processes keep stdin and stdout open and that runs ${MIN_CONCURRENT_EXECS} commands at once (docker, ssh)`;
+
   supports(environment: Environment): boolean {
     const { streamingStdio, maxConcurrentExec } = environment.capabilities;
     return streamingStdio && (maxConcurrentExec === undefined || maxConcurrentExec >= MIN_CONCURRENT_EXECS);

@@ -18,6 +18,7 @@ export interface UdsTransportOptions {
 
 export class UdsTransport implements Transport {
   readonly id = "uds";
+  readonly requires = "the local backend (the script must reach a Unix socket on this host)";
   readonly #fallbackRoot: string;
 
   constructor(options: UdsTransportOptions = {}) {

@@ -1,13 +1,14 @@
 // The built CLI drives the SSH backend: `codecall run --backend ssh -o key=value ...`. It runs
 // from this package's directory, where the CLI's resolver finds the stream and file transports
 // (dev dependencies here) next to this backend; "auto" picks the stream transport.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 import { describeIntegration } from "@codecall/conformance";
-import { repoRoot, sshd } from "./sshd.js";
+import { createEnvironment } from "../../src/index.js";
+import { connectionOptions, repoRoot, sshd } from "./sshd.js";
 
 const bin = path.join(repoRoot, "packages/cli/dist/bin.js");
 const packageDir = path.join(repoRoot, "packages/backend-ssh");
@@ -20,6 +21,20 @@ async function codecall(args: string[], script: string): Promise<{ code: number;
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
+}
+
+/** Runs the CLI on `script` and sends it `signal` once the script has printed its pid. */
+function codecallSignalled(args: string[], script: string, signal: NodeJS.Signals): Promise<{ code: number | null; pid: number; stderr: string }> {
+  const child = spawn(process.execPath, [bin, "run", ...args, "-"], { cwd: packageDir, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (/^\d+\n/.test(stdout) && !child.killed) child.kill(signal);
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(script);
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, pid: Number.parseInt(stdout, 10), stderr })));
 }
 
 describeIntegration("codecall run --backend ssh", unavailable, () => {
@@ -47,4 +62,23 @@ describeIntegration("codecall run --backend ssh", unavailable, () => {
     expect(result.stderr).toContain(`ssh: ${server.user}@${server.host}:${server.port} refused the login (tried password)`);
     expect(result.stdout + result.stderr).not.toContain(password);
   });
+
+  it.each([
+    ["SIGHUP", 129],
+    ["SIGTERM", 143],
+  ] as const)("on %s ends the script on the host before it exits %i", async (signal, exitCode) => {
+    const args = [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`];
+    const run = await codecallSignalled(args, "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(600)\n", signal);
+    expect(run.code).toBe(exitCode);
+    expect(run.stderr).toContain(`codecall: interrupted — Script was interrupted: interrupted by ${signal}`);
+    expect(run.pid).toBeGreaterThan(1);
+    const environment = await createEnvironment(connectionOptions(server));
+    try {
+      // Waits up to ~5 s for the process to go: the kill is done, but /proc may lag a reap.
+      const check = await environment.execute(`i=0; while [ $i -lt 50 ]; do [ -d /proc/${run.pid} ] || exit 0; i=$((i+1)); sleep 0.1; done; cat /proc/${run.pid}/cmdline; exit 1`);
+      expect(check.exitCode, check.stdout).toBe(0);
+    } finally {
+      await environment.close();
+    }
+  }, 120_000);
 });

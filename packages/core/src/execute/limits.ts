@@ -31,17 +31,35 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
 });
 
-/** Fills in defaults and rejects nonsense (negative, fractional, NaN). */
+/**
+ * The longest duration a limit may hold: 365 days. Longer runs are not what an execution limit is
+ * for, and a bound keeps every derived value (the in-environment backstop, seconds for `timeout`)
+ * an ordinary integer.
+ */
+export const MAX_DURATION_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** The limits that are durations (milliseconds), bounded by {@link MAX_DURATION_MS}. */
+const DURATIONS: ReadonlySet<keyof ExecutionLimits> = new Set(["timeoutMs", "killGraceMs"]);
+
+/** Fills in defaults and rejects nonsense (non-numbers, negative, fractional, NaN, absurdly long). */
 export function resolveLimits(overrides: Partial<ExecutionLimits> = {}): ExecutionLimits {
   const limits = { ...DEFAULT_LIMITS };
-  for (const [name, value] of Object.entries(overrides) as [keyof ExecutionLimits, number | undefined][]) {
+  for (const [name, value] of Object.entries(overrides) as [keyof ExecutionLimits, unknown][]) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, name)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${String(value)}`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${describe(value)}`, { details: { limit: name } });
+    }
+    if (DURATIONS.has(name) && value > MAX_DURATION_MS) {
+      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be at most ${MAX_DURATION_MS} ms (365 days), got ${value}`, { details: { limit: name } });
     }
     limits[name] = value;
   }
-  if (limits.timeoutMs === 0) throw new CodecallError("INVALID_OPTIONS", "Limit timeoutMs must be positive");
+  if (limits.timeoutMs === 0) throw new CodecallError("INVALID_OPTIONS", "Limit timeoutMs must be positive", { details: { limit: "timeoutMs" } });
   return limits;
+}
+
+/** A value for an error message: strings quoted, so `"5"` is not mistaken for the number 5. */
+function describe(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }

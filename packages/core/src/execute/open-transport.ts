@@ -13,9 +13,11 @@ export function supportingTransports(candidates: Transport | readonly Transport[
   const supporting = list.filter((transport) => transport.supports(environment));
   if (supporting.length > 0) return supporting;
   const names = list.map((transport) => transport.id).join(", ") || "(none given)";
+  const why = list.map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`).join("; ");
   throw new CodecallError(
     "NO_SUPPORTED_TRANSPORT",
-    `No transport supports the ${environment.backendId} backend (tried: ${names}). The file transport works everywhere: install @codecall/transport-file.`,
+    `No transport supports the ${environment.backendId} backend (tried: ${names})${why ? `: ${why}` : ""}. ` +
+      `Choose another, or "auto": the file transport (@codecall/transport-file) works with every backend.`,
     { details: { backend: environment.backendId, tried: list.map((transport) => transport.id) } },
   );
 }

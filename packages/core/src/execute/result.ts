@@ -79,6 +79,7 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
     output = appendNotice(withStderr, `⏰ ${error}`);
   } else if (run.reason === "interrupted") {
     status = "interrupted";
+    error = `Script was interrupted${run.interruptReason ? `: ${run.interruptReason}` : ""}`;
     output = appendNotice(stdout, `[execution interrupted${run.interruptReason ? ` — ${run.interruptReason}` : ""}]`);
   } else if (run.exit.exitCode === 0) {
     status = "success";

@@ -5,6 +5,7 @@
  */
 import type { Environment, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
+import { setLongTimeout } from "../timers/long-timeout.js";
 import { drainStream, writeStdin } from "../process/collect.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
 
@@ -66,7 +67,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     options.onStopping?.(why);
     void process.kill({ graceMs: options.killGraceMs });
   };
-  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const timer = setLongTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => {
     const cause = options.signal?.reason;
     if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
@@ -92,7 +93,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
     return { ...output, ...ending };
   } finally {
-    clearTimeout(timer);
+    timer.clear();
     options.signal?.removeEventListener("abort", onAbort);
   }
 }

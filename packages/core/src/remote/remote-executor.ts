@@ -8,6 +8,7 @@
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
+import { setLongTimeout } from "../timers/long-timeout.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { shellQuote } from "../text/shell-quote.js";
 import { isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
@@ -203,12 +204,12 @@ export class RemoteProcess implements EnvironmentProcess {
   watch(options: SpawnOptions): void {
     const cleanups: (() => void)[] = [];
     if (options.timeoutMs !== undefined) {
-      const timer = setTimeout(() => {
+      const timer = setLongTimeout(() => {
         if (this.#exited) return;
         this.#timedOut = true;
         void this.kill({ graceMs: TIMEOUT_GRACE_MS });
       }, options.timeoutMs);
-      cleanups.push(() => clearTimeout(timer));
+      cleanups.push(() => timer.clear());
     }
     const signal = options.signal;
     if (signal) {

@@ -1,0 +1,42 @@
+/**
+ * How the `codecall` process meets the outside world: the stop signals (Ctrl-C, `kill`, a closed
+ * terminal) and its own end. The process ends as soon as the result is reported and cleanup is
+ * done: a tools module may leave an interval, a tool that ignores its abort signal, or a child
+ * holding a pipe, and none of them may keep a finished run alive.
+ */
+import { SIGNAL_EXIT_CODES, type StopSignal } from "./exit-codes.js";
+
+const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** How long stdout and stderr may take to drain at exit (a reader that stopped reading must not hang us). */
+const FLUSH_TIMEOUT_MS = 5_000;
+
+/**
+ * Routes SIGINT, SIGTERM and SIGHUP to the handler `register` installs (the run's clean stop).
+ * With no handler installed (before the run starts, after it ended) a signal exits at once, with
+ * 128 + its number.
+ */
+export function routeStopSignals(): (handler: (signal: StopSignal) => void) => () => void {
+  let current: ((signal: StopSignal) => void) | undefined;
+  for (const signal of STOP_SIGNALS) {
+    process.on(signal, () => (current ? current(signal) : process.exit(SIGNAL_EXIT_CODES[signal])));
+  }
+  // A closed terminal or pipe fails our writes (EIO, EPIPE); that must not crash the process
+  // before it has cleaned up. What cannot be written is lost either way.
+  process.stdout.on("error", () => {});
+  process.stderr.on("error", () => {});
+  return (handler) => {
+    current = handler;
+    return () => {
+      if (current === handler) current = undefined;
+    };
+  };
+}
+
+/** Ends the process with `code` once stdout and stderr have drained (bounded). */
+export async function exitWhenFlushed(code: number): Promise<never> {
+  const flushed = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => (stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve)));
+  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref())]);
+  process.exit(code);
+}
