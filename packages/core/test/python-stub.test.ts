@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
-import { describePythonSignatures, generatePythonModule, isPythonIdentifier } from "../src/guest/python-stub.js";
+import { isPythonIdentifier } from "../src/guest/python-names.js";
+import { describePythonSignatures, generatePythonModule } from "../src/guest/python-stub.js";
 import type { ToolDefinition } from "../src/tool.js";
 
 const tool = (definition: Omit<ToolDefinition, "execute">): ToolDefinition => ({ ...definition, execute: () => null });

@@ -7,7 +7,7 @@
 import { dereference, validate, type Schema, type SchemaDraft } from "@cfworker/json-schema";
 import { CodecallError, errorMessage } from "../errors.js";
 import { describeIssues } from "./describe-issues.js";
-import { jsonShapeProblem } from "./json-depth.js";
+import { jsonShapeProblem, MAX_JSON_DEPTH } from "./json-depth.js";
 import type { JSONSchema } from "./json-schema.js";
 import { TOOL_META_SCHEMA } from "./meta-schema.js";
 
@@ -39,6 +39,7 @@ export function compileSchema(schema: JSONSchema | boolean): CompiledSchema {
     // schema may be frozen or shared.
     copy = JSON.parse(JSON.stringify(schema)) as Schema | boolean;
   } catch (error) {
+    if (error instanceof RangeError) throw invalid(`the schema nests deeper than ${MAX_JSON_DEPTH} levels`);
     throw invalid(`it is not JSON (${errorMessage(error)})`);
   }
   const shape = jsonShapeProblem(copy);
