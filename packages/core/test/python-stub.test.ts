@@ -270,3 +270,37 @@ describe("describePythonSignatures", () => {
     ]);
   });
 });
+
+describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
+  it("renders the parameters of a zod-style schema whose root is a $ref into definitions", () => {
+    const zodStyle = tool({
+      name: "get_issue",
+      description: "Gets an issue.",
+      parameters: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        $ref: "#/definitions/Args",
+        definitions: {
+          Args: { type: "object", properties: { id: { $ref: "#/definitions/Id" }, verbose: { type: "boolean", default: false } }, required: ["id"] },
+          Id: { type: "integer", description: "The issue number." },
+        },
+      },
+    });
+    expect(describePythonSignatures([zodStyle])).toEqual(["get_issue(id: int, verbose: bool = False) -> Any: Gets an issue."]);
+    expect(generatePythonModule({ tools: [zodStyle], clientSource: "" })).toContain("        id: The issue number.");
+  });
+
+  it("merges the properties and required names of allOf parts", () => {
+    const merged = tool({
+      name: "move",
+      description: "",
+      parameters: {
+        allOf: [
+          { type: "object", properties: { from: { type: "string" } }, required: ["from"] },
+          { $ref: "#/$defs/target" },
+        ],
+        $defs: { target: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } },
+      },
+    });
+    expect(describePythonSignatures([merged])).toEqual(["move(from_: str, to: str) -> Any"]);
+  });
+});
