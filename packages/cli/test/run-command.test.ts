@@ -118,6 +118,25 @@ describe("codecall run", () => {
     expect(mixed.stderr).toContain("export tools holds something that is not a tool definition");
   });
 
+  it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
+    // Before the fix the run opened its socket server, then failed, and the CLI never exited.
+    await writeFile(
+      path.join(dir, "dashed.mjs"),
+      "export default [{ name: 'get-issue', description: 'Gets an issue.', parameters: { type: 'object' }, execute: () => 1 }];\n",
+    );
+    const dashed = await runCli(["run", "--tools", "./dashed.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(dashed.code).toBe(1);
+    expect(dashed.stdout).toBe("");
+    expect(dashed.stderr).toContain('Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be');
+    await writeFile(
+      path.join(dir, "remote.mjs"),
+      "export default [{ name: 'lookup', description: '', parameters: { $ref: 'https://example.com/s.json' }, execute: () => 1 }];\n",
+    );
+    const remote = await runCli(["run", "--tools", "./remote.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(remote.code).toBe(1);
+    expect(remote.stderr).toContain("Tool lookup: its parameters schema is refused");
+  }, 60_000);
+
   it("restricts tools with --allow-tools and drops them with --no-builtin-tools", async () => {
     const restricted = await runCli(["run", "--allow-tools", "read_file", "--json", "-"], {
       stdin: "from codecall import call_tool, ToolError\ntry:\n    call_tool('terminal', command='id')\nexcept ToolError as e:\n    print(e.message)\n",
