@@ -120,21 +120,16 @@ describe("codecall run", () => {
 
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
-    await writeFile(
-      path.join(dir, "dashed.mjs"),
-      "export default [{ name: 'get-issue', description: 'Gets an issue.', parameters: { type: 'object' }, execute: () => 1 }];\n",
-    );
-    const dashed = await runCli(["run", "--tools", "./dashed.mjs", "-"], { cwd: dir, stdin: "print(1)" });
-    expect(dashed.code).toBe(1);
-    expect(dashed.stdout).toBe("");
-    expect(dashed.stderr).toContain('Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be');
-    await writeFile(
-      path.join(dir, "remote.mjs"),
-      "export default [{ name: 'lookup', description: '', parameters: { $ref: 'https://example.com/s.json' }, execute: () => 1 }];\n",
-    );
-    const remote = await runCli(["run", "--tools", "./remote.mjs", "-"], { cwd: dir, stdin: "print(1)" });
-    expect(remote.code).toBe(1);
-    expect(remote.stderr).toContain("Tool lookup: its parameters schema is refused");
+    const modules = [
+      ["dashed.mjs", "name: 'get-issue', parameters: { type: 'object' }", 'Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be'],
+      ["remote.mjs", "name: 'lookup', parameters: { $ref: 'https://example.com/s.json' }", "Tool lookup: its parameters schema is refused"],
+    ];
+    for (const [file, definition, message] of modules) {
+      await writeFile(path.join(dir, file), `export default [{ ${definition}, description: '', execute: () => 1 }];\n`);
+      const result = await runCli(["run", "--tools", `./${file}`, "-"], { cwd: dir, stdin: "print(1)" });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toContain(message);
+    }
   }, 60_000);
 
   it("restricts tools with --allow-tools and drops them with --no-builtin-tools", async () => {
