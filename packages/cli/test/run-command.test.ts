@@ -120,7 +120,7 @@ describe("codecall run", () => {
 
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
-    const modules = [
+    const modules: Array<[file: string, definition: string, message: string]> = [
       ["dashed.mjs", "name: 'get-issue', parameters: { type: 'object' }", 'Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be'],
       ["remote.mjs", "name: 'lookup', parameters: { $ref: 'https://example.com/s.json' }", "Tool lookup: its parameters schema is refused"],
     ];
