@@ -121,6 +121,14 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   });
 });
 
+describe("validateAgainstSchema: a schema that cannot be enforced", () => {
+  it("fails every value with the reason instead of skipping the schema or throwing", () => {
+    expect(validate({ s: "x" }, args({ s: { $ref: "https://example.com/s.json" } }))).toEqual([
+      expect.stringMatching(/^the tool's parameters schema cannot be enforced: \$ref "https:\/\/example\.com\/s\.json" does not resolve/),
+    ]);
+  });
+});
+
 describe("validateAgainstSchema: hostile values", () => {
   it("answers a value nested 100 000 levels deep with a clear issue instead of overflowing the stack", () => {
     let deep: unknown = 1;

@@ -6,18 +6,23 @@
  */
 import { validate } from "@cfworker/json-schema";
 import { errorMessage } from "../errors.js";
-import { compileSchema } from "./compile-schema.js";
+import { compileSchema, type CompiledSchema } from "./compile-schema.js";
 import { describeIssues } from "./describe-issues.js";
 import { jsonShapeProblem } from "./json-depth.js";
 import type { JSONSchema } from "./json-schema.js";
 
 /**
- * Returns the problems found, as readable lines; an empty list means the value is valid. The
- * schema is compiled on first use (see {@link compileSchema}; it throws `INVALID_TOOL` for a
- * schema that cannot be used, which building the tool set reports first).
+ * Returns the problems found, as readable lines; an empty list means the value is valid. Never
+ * throws: the schema is compiled on first use (see {@link compileSchema}), and one that cannot be
+ * enforced fails every value with the reason (building the tool set refuses it first).
  */
 export function validateAgainstSchema(value: unknown, schema: JSONSchema): string[] {
-  const compiled = compileSchema(schema);
+  let compiled: CompiledSchema;
+  try {
+    compiled = compileSchema(schema);
+  } catch (error) {
+    return [`the tool's parameters schema cannot be enforced: ${errorMessage(error)}`];
+  }
   // Checked without recursion first: a value nested 100 000 levels deep must get an answer, not
   // overflow the validator's stack.
   const shape = jsonShapeProblem(value);
