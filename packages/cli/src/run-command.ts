@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  checkToolSet,
   CodecallError,
   describeValue,
   errorMessage,
@@ -47,6 +48,13 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   const importModule = createModuleImporter(io.cwd);
   const tools: ToolDefinition[] = config.builtinTools ? [...builtinTools] : [];
   for (const specifier of config.toolModules) tools.push(...(await loadToolModule(specifier, io.cwd, importModule)));
+  // Refused here, before a backend starts: a name Python cannot import or a schema that cannot be
+  // enforced is a mistake in the tools module, not something a run can report.
+  try {
+    checkToolSet(tools);
+  } catch (error) {
+    explain(error);
+  }
 
   const environment = await resolveEnvironment({ backend: config.backend, options: config.backendOptions }, { importModule }).catch(explain);
   const controller = new AbortController();

@@ -124,6 +124,20 @@ describe("codecall run", () => {
     expect(mixed.stderr).toContain("export tools holds something that is not a tool definition");
   });
 
+  it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
+    // Before the fix the run opened its socket server, then failed, and the CLI never exited.
+    const modules: Array<[file: string, definition: string, message: string]> = [
+      ["dashed.mjs", "name: 'get-issue', parameters: { type: 'object' }", 'Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be'],
+      ["remote.mjs", "name: 'lookup', parameters: { $ref: 'https://example.com/s.json' }", "Tool lookup: its parameters schema is refused"],
+    ];
+    for (const [file, definition, message] of modules) {
+      await writeFile(path.join(dir, file), `export default [{ ${definition}, description: '', execute: () => 1 }];\n`);
+      const result = await runCli(["run", "--tools", `./${file}`, "-"], { cwd: dir, stdin: "print(1)" });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toContain(message);
+    }
+  }, 60_000);
+
   it("restricts tools with --allow-tools and drops them with --no-builtin-tools", async () => {
     const restricted = await runCli(["run", "--allow-tools", "read_file", "--json", "-"], {
       stdin: "from codecall import call_tool, ToolError\ntry:\n    call_tool('terminal', command='id')\nexcept ToolError as e:\n    print(e.message)\n",

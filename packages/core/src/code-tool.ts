@@ -6,6 +6,7 @@ import type { Environment } from "./environment.js";
 import { executeCode, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
 import { resolveLimits, type ExecutionLimits } from "./execute/limits.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
+import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
 import type { JSONSchema } from "./schema/json-schema.js";
 import type { ToolDefinition } from "./tool.js";
@@ -31,11 +32,16 @@ export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult
   execute(args: CodeToolArgs, context?: { readonly signal?: AbortSignal }): Promise<ExecuteCodeResult>;
 }
 
-/** Builds the `execute_code` tool. Its `execute` never throws for script failures. */
+/**
+ * Builds the `execute_code` tool. Throws `INVALID_TOOL` / `INVALID_OPTIONS` at once for a tool set
+ * or module name a script could not use (see {@link checkToolSet}); its `execute` never throws for
+ * script failures.
+ */
 export function createCodeTool(options: CodeToolOptions): CodeTool {
   const tools = selectTools(options.tools ?? [], options.allowedTools);
   const limits = resolveLimits(options.limits);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
+  assertModuleName(moduleName);
   const parameters: JSONSchema = {
     type: "object",
     properties: {

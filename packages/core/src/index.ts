@@ -51,7 +51,9 @@ export {
 export { constantTimeEqual } from "./rpc/constant-time.js";
 
 export { PYTHON_SOCKET_CLIENT } from "./guest/socket-client.js";
-export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, isPythonIdentifier, type PythonModuleOptions } from "./guest/python-stub.js";
+export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, type PythonModuleOptions } from "./guest/python-stub.js";
+export { assertToolName, isPythonIdentifier, TOOL_NAME_RULE } from "./guest/python-names.js";
+export { checkToolSet } from "./tool-set.js";
 
 export { executeCode, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
 export { openTransport, pickTransport, supportingTransports, type OpenedTransport } from "./execute/open-transport.js";

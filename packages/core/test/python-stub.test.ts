@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
-import { describePythonSignatures, generatePythonModule, isPythonIdentifier } from "../src/guest/python-stub.js";
+import { isPythonIdentifier } from "../src/guest/python-names.js";
+import { describePythonSignatures, generatePythonModule } from "../src/guest/python-stub.js";
 import type { ToolDefinition } from "../src/tool.js";
 
 const tool = (definition: Omit<ToolDefinition, "execute">): ToolDefinition => ({ ...definition, execute: () => null });
@@ -267,5 +268,39 @@ describe("describePythonSignatures", () => {
         '  Returns {"content": str, "lines": int, "meta": [str, ...]}',
       "ping() -> Any",
     ]);
+  });
+});
+
+describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
+  it("renders the parameters of a zod-style schema whose root is a $ref into definitions", () => {
+    const zodStyle = tool({
+      name: "get_issue",
+      description: "Gets an issue.",
+      parameters: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        $ref: "#/definitions/Args",
+        definitions: {
+          Args: { type: "object", properties: { id: { $ref: "#/definitions/Id" }, verbose: { type: "boolean", default: false } }, required: ["id"] },
+          Id: { type: "integer", description: "The issue number." },
+        },
+      },
+    });
+    expect(describePythonSignatures([zodStyle])).toEqual(["get_issue(id: int, verbose: bool = False) -> Any: Gets an issue."]);
+    expect(generatePythonModule({ tools: [zodStyle], clientSource: "" })).toContain("        id: The issue number.");
+  });
+
+  it("merges the properties and required names of allOf parts", () => {
+    const merged = tool({
+      name: "move",
+      description: "",
+      parameters: {
+        allOf: [
+          { type: "object", properties: { from: { type: "string" } }, required: ["from"] },
+          { $ref: "#/$defs/target" },
+        ],
+        $defs: { target: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } },
+      },
+    });
+    expect(describePythonSignatures([merged])).toEqual(["move(from_: str, to: str) -> Any"]);
   });
 });

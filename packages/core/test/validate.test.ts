@@ -18,7 +18,7 @@ describe("validateAgainstSchema: types", () => {
   });
 
   it("rejects non-finite numbers", () => {
-    expect(validate(Number.NaN, { type: "number" })).toEqual(["arguments must be a number, got a number"]);
+    expect(validate(Number.NaN, { type: "number" })).toEqual(["arguments must be a finite number, got NaN"]);
     expect(validate(Number.POSITIVE_INFINITY, { type: "number" })).toHaveLength(1);
   });
 

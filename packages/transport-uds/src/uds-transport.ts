@@ -45,6 +45,9 @@ export class UdsTransport implements Transport {
     try {
       await server.listen(socketPath);
     } catch (error) {
+      // Listening may have succeeded before a later step failed: a server left listening would
+      // keep the host process alive for ever.
+      await server.close();
       if (ownDir) await rm(ownDir, { recursive: true, force: true });
       throw error;
     }

@@ -6,13 +6,15 @@
  */
 import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
-import { DEFAULT_MODULE_NAME, generatePythonModule, isPythonIdentifier } from "../guest/python-stub.js";
+import { assertModuleName } from "../guest/python-names.js";
+import { DEFAULT_MODULE_NAME, generatePythonModule } from "../guest/python-stub.js";
 import { newRunId, newRunToken } from "../ids.js";
 import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
 import { shellQuote } from "../text/shell-quote.js";
 import type { ToolDefinition } from "../tool.js";
-import type { Transport, TransportSession } from "../transport.js";
-import { openTransport, supportingTransports } from "./open-transport.js";
+import { checkToolSet } from "../tool-set.js";
+import type { Transport } from "../transport.js";
+import { openTransport, supportingTransports, type OpenedTransport } from "./open-transport.js";
 import { scrubEnv, type EnvPolicy } from "./env-policy.js";
 import { resolveLimits, type ExecutionLimits } from "./limits.js";
 import { composeResult, failedResult, type ExecuteCodeResult } from "./result.js";
@@ -57,7 +59,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   const candidates = supportingTransports(options.transport, environment);
   const tools = selectTools(options.tools ?? [], options.allowedTools);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
-  if (!isPythonIdentifier(moduleName)) throw new CodecallError("INVALID_OPTIONS", `moduleName must be a Python identifier, got ${JSON.stringify(moduleName)}`);
+  assertModuleName(moduleName);
   const interpreter = options.interpreter ?? "python3";
   const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
   const identity = { backend: environment.backendId, transport: candidates[0]!.id };
@@ -69,7 +71,9 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   const runId = newRunId();
   const token = newRunToken();
   let dispatcher: RpcDispatcher | undefined;
-  let session: TransportSession | undefined;
+  // Kept as the promise, not its value: whatever ends the run early, a transport that is still
+  // opening is awaited and closed in `finally`, so no server or relay outlives the call.
+  let opening: Promise<OpenedTransport> | undefined;
   let transportsSkipped: string[] = [];
   let runDir: string | undefined;
   try {
@@ -87,27 +91,27 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     });
     // The files are written while the transport starts (on remote backends both cost round trips),
-    // the module with the preferred transport's client; a fallback transport rewrites it.
+    // the module with the preferred transport's client; a fallback transport rewrites it. The
+    // module is generated before anything starts, so a failure there leaves nothing to clean.
     const scriptPath = `${runDir}/script.py`;
     const modulePath = `${runDir}/${moduleName}.py`;
     const moduleFor = (transport: Transport) => generatePythonModule({ tools, clientSource: transport.guestClient("python"), moduleName });
     const preferred = candidates[0]!;
-    const [opening, writing] = await Promise.allSettled([
-      openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter }).then((opened) => {
-        session = opened.session;
-        return opened;
-      }),
+    const preferredModule = moduleFor(preferred);
+    opening = openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter });
+    const [opened, writing] = await Promise.allSettled([
+      opening,
       Promise.all([
-        environment.writeFile(modulePath, moduleFor(preferred), { mode: 0o600 }),
+        environment.writeFile(modulePath, preferredModule, { mode: 0o600 }),
         environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
       ]),
     ]);
-    if (opening.status === "rejected") throw opening.reason;
+    if (opened.status === "rejected") throw opened.reason;
     if (writing.status === "rejected") throw writing.reason;
-    const opened = opening.value;
-    identity.transport = opened.transport.id;
-    transportsSkipped = opened.skipped;
-    if (opened.transport !== preferred) await environment.writeFile(modulePath, moduleFor(opened.transport), { mode: 0o600 });
+    const { transport, session, skipped } = opened.value;
+    identity.transport = transport.id;
+    transportsSkipped = skipped;
+    if (transport !== preferred) await environment.writeFile(modulePath, moduleFor(transport), { mode: 0o600 });
 
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
@@ -115,7 +119,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       command: `exec ${interpreter} ${shellQuote(scriptPath)}`,
       env: {
         ...scrubbed.env,
-        ...opened.session.guestEnv,
+        ...session.guestEnv,
         PYTHONPATH: pythonPath,
         PYTHONDONTWRITEBYTECODE: "1",
         PYTHONUNBUFFERED: "1",
@@ -151,18 +155,18 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     return failedResult(message, { durationSeconds: elapsed(), toolCallsMade: dispatcher?.toolCallsMade ?? 0, ...identity });
   } finally {
     dispatcher?.close();
-    await session?.close().catch(() => {});
+    const opened = await opening?.catch(() => undefined);
+    await opened?.session.close().catch(() => {});
     if (runDir !== undefined) await removeRunDir(environment, runDir);
   }
 }
 
-/** The allow-listed tools: all when no list is given, none for an empty list. */
+/**
+ * The allow-listed tools: all when no list is given, none for an empty list. Throws
+ * `INVALID_TOOL` for a tool set that cannot be offered (see {@link checkToolSet}).
+ */
 export function selectTools(tools: readonly ToolDefinition[], allowed: readonly string[] | undefined): ToolDefinition[] {
-  const names = new Set<string>();
-  for (const tool of tools) {
-    if (names.has(tool.name)) throw new CodecallError("INVALID_TOOL", `Two tools are named ${tool.name}`);
-    names.add(tool.name);
-  }
+  checkToolSet(tools);
   if (allowed === undefined) return [...tools];
   const allowSet = new Set(allowed);
   return tools.filter((tool) => allowSet.has(tool.name));

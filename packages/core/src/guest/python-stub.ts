@@ -6,20 +6,13 @@
 import { CodecallError } from "../errors.js";
 import type { JSONSchema } from "../schema/json-schema.js";
 import type { ToolDefinition } from "../tool.js";
+import { assertToolName, PYTHON_KEYWORDS } from "./python-names.js";
+import { objectShape, resolveLocal } from "./schema-view.js";
 import prelude from "./python/prelude.py?raw";
 import footer from "./python/stubs-footer.py?raw";
 
 /** Default name of the guest module. */
 export const DEFAULT_MODULE_NAME = "codecall";
-
-const PYTHON_KEYWORDS = new Set(
-  ("False None True and as assert async await break class continue def del elif else except finally for from " +
-    "global if import in is lambda nonlocal not or pass raise return try while with yield").split(" "),
-);
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** Names the module defines itself; a tool may not take them. */
-const RESERVED_NAMES = new Set(["ToolError", "call_tool", "call_tool_async"]);
 
 /** Module helpers the stub bodies call; a parameter of the same name would shadow them. */
 const STUB_HELPERS = new Set(["_codecall_call", "_codecall_acall"]);
@@ -42,11 +35,6 @@ export interface PythonModuleOptions {
   /** Source of the transport's Python client (see `Transport.guestClient`). */
   clientSource: string;
   moduleName?: string;
-}
-
-/** True when `name` can be a Python module or function name. */
-export function isPythonIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name) && !PYTHON_KEYWORDS.has(name);
 }
 
 /** Builds the whole module source. Throws `INVALID_TOOL` for names Python cannot use. */
@@ -81,11 +69,7 @@ export function describePythonSignatures(tools: readonly ToolDefinition[]): stri
 }
 
 function renderTool(tool: ToolDefinition): string {
-  if (!isPythonIdentifier(tool.name) || RESERVED_NAMES.has(tool.name) || tool.name.startsWith("_")) {
-    throw new CodecallError("INVALID_TOOL", `Tool name ${JSON.stringify(tool.name)} is not usable from Python: use letters, digits and _ (not starting with _ or a digit), and not a Python keyword`, {
-      details: { tool: tool.name },
-    });
-  }
+  assertToolName(tool.name);
   const parameters = parametersOf(tool);
   const signature = renderSignature(parameters);
   const returnType = pythonType(tool.returns);
@@ -106,10 +90,10 @@ function renderTool(tool: ToolDefinition): string {
 }
 
 function parametersOf(tool: ToolDefinition): StubParameter[] {
-  const schema = tool.parameters;
-  const required = new Set(schema.required ?? []);
-  const entries = Object.entries(schema.properties ?? {});
-  const parameters = entries.map(([wireName, property]): StubParameter => {
+  const root = tool.parameters;
+  const { properties, required } = objectShape(root);
+  const parameters = Object.entries(properties).map(([wireName, declared]): StubParameter => {
+    const property = resolveLocal(root, declared);
     const isRequired = required.has(wireName);
     const literal = isRequired ? "" : pythonLiteral(property.default);
     const baseType = pythonType(property);
@@ -153,7 +137,7 @@ function renderShape(schema: JSONSchema, depth = 0): string {
     const fields = Object.entries(schema.properties).map(([name, property]) => `${JSON.stringify(name)}: ${renderShape(property, depth + 1)}`);
     return `{${fields.join(", ")}}`;
   }
-  if (schemaType(schema) === "array" && schema.items) return `[${renderShape(schema.items, depth + 1)}, ...]`;
+  if (schemaType(schema) === "array" && typeof schema.items === "object" && !Array.isArray(schema.items)) return `[${renderShape(schema.items as JSONSchema, depth + 1)}, ...]`;
   return pythonType(schema);
 }
 

@@ -1,4 +1,7 @@
-/** The subset of JSON Schema (draft 2020-12 / draft-07) that codecall reads and validates. */
+/**
+ * A JSON Schema (drafts 4, 7, 2019-09, 2020-12). The keywords codecall itself reads are typed;
+ * every other keyword is kept and enforced by the validator all the same.
+ */
 export interface JSONSchema {
   type?: JSONSchemaTypeName | readonly JSONSchemaTypeName[];
   description?: string;
@@ -9,7 +12,8 @@ export interface JSONSchema {
   properties?: Readonly<Record<string, JSONSchema>>;
   required?: readonly string[];
   additionalProperties?: boolean | JSONSchema;
-  items?: JSONSchema;
+  items?: JSONSchema | boolean | readonly JSONSchema[];
+  prefixItems?: readonly JSONSchema[];
   minItems?: number;
   maxItems?: number;
   minLength?: number;
@@ -17,10 +21,15 @@ export interface JSONSchema {
   pattern?: string;
   minimum?: number;
   maximum?: number;
-  exclusiveMinimum?: number;
-  exclusiveMaximum?: number;
+  /** A number; draft 4 spells it as a boolean modifier of `minimum`. */
+  exclusiveMinimum?: number | boolean;
+  exclusiveMaximum?: number | boolean;
   anyOf?: readonly JSONSchema[];
   oneOf?: readonly JSONSchema[];
+  allOf?: readonly JSONSchema[];
+  not?: JSONSchema;
+  $ref?: string;
+  $defs?: Readonly<Record<string, JSONSchema>>;
   [keyword: string]: unknown;
 }
 

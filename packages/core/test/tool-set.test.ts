@@ -1,0 +1,130 @@
+/**
+ * A tool set a script could not use is refused when it is built — by createCodeTool, by
+ * executeCode before it touches the environment or opens a transport — naming the tool, the
+ * reason and the rule.
+ */
+import { describe, expect, it } from "vitest";
+import { createCodeTool } from "../src/code-tool.js";
+import type { Environment } from "../src/environment.js";
+import { CodecallError } from "../src/errors.js";
+import { executeCode } from "../src/execute/execute-code.js";
+import type { JSONSchema } from "../src/schema/json-schema.js";
+import { checkToolSet } from "../src/tool-set.js";
+import type { ToolDefinition } from "../src/tool.js";
+import type { Transport } from "../src/transport.js";
+
+const tool = (name: string, parameters: JSONSchema = { type: "object" }): ToolDefinition => ({ name, description: "", parameters, execute: () => null });
+
+/** An environment and a transport that count every use: a refused tool set must not touch them. */
+function recorder() {
+  const used: string[] = [];
+  const environment = new Proxy({ backendId: "fake", capabilities: { hostSockets: true } } as unknown as Environment, {
+    get(target, property) {
+      if (property in target) return (target as unknown as Record<PropertyKey, unknown>)[property];
+      return () => {
+        used.push(`environment.${String(property)}`);
+        return Promise.reject(new Error("not expected"));
+      };
+    },
+  });
+  const transport: Transport = {
+    id: "fake",
+    supports: () => true,
+    guestClient: () => "",
+    open: () => {
+      used.push("transport.open");
+      return Promise.reject(new Error("not expected"));
+    },
+  };
+  return { used, environment, transport };
+}
+
+async function refusal(run: () => unknown): Promise<CodecallError> {
+  try {
+    await run();
+  } catch (error) {
+    if (CodecallError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("was not refused");
+}
+
+const BAD_NAMES = ["get-issue", "class", "import", "None", "lambda", "1st", "", "with space", "_private", "__init__", "ToolError", "call_tool", "call_tool_async", "annotations", "len", "print", "open", "Exception", "café", "ﬁle"];
+
+describe("tool names a script cannot import", () => {
+  it.each(BAD_NAMES)("createCodeTool refuses %j with the name and the rule", async (name) => {
+    const { environment, transport, used } = recorder();
+    const error = await refusal(() => createCodeTool({ environment, transport, tools: [tool("fine"), tool(name)] }));
+    expect(error.code).toBe("INVALID_TOOL");
+    expect(error.message).toContain(`Tool name ${JSON.stringify(name)} is refused`);
+    expect(error.message).toContain("The rule: a tool name must be an ASCII Python identifier that starts with a letter");
+    expect(used).toEqual([]);
+  });
+
+  it.each(BAD_NAMES)("executeCode refuses %j before it touches the environment or a transport", async (name) => {
+    const { environment, transport, used } = recorder();
+    const error = await refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [tool(name)] }));
+    expect(error.code).toBe("INVALID_TOOL");
+    expect(error.message).toContain(JSON.stringify(name));
+    expect(used).toEqual([]);
+  });
+
+  it("accepts identifiers, soft keywords included", () => {
+    expect(() => checkToolSet(["get_issue", "match", "case", "fetch2", "Search"].map((name) => tool(name)))).not.toThrow();
+  });
+
+  it("refuses what would break the module although each name is fine: x beside x_async, colliding parameters", async () => {
+    const { environment, transport, used } = recorder();
+    await expect(refusal(() => createCodeTool({ environment, transport, tools: [tool("fetch"), tool("fetch_async")] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    const clash = tool("clash", { type: "object", properties: { from: {}, from_: {} } });
+    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [clash] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    expect(used).toEqual([]);
+  });
+
+  it("refuses a module name Python cannot import, in createCodeTool as in executeCode", async () => {
+    const { environment, transport, used } = recorder();
+    await expect(refusal(() => createCodeTool({ environment, transport, moduleName: "my-tools" }))).resolves.toMatchObject({ code: "INVALID_OPTIONS" });
+    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, moduleName: "class" }))).resolves.toMatchObject({ code: "INVALID_OPTIONS" });
+    expect(used).toEqual([]);
+  });
+});
+
+describe("tool schemas the validator could not enforce", () => {
+  let deep: JSONSchema = { type: "string" };
+  for (let level = 0; level < 5_000; level += 1) deep = { type: "object", properties: { x: deep } };
+
+  it.each<[string, JSONSchema, RegExp]>([
+    ["a misspelt type", { type: "object", properties: { n: { type: "strin" as never } } }, /'properties\.n\.type'/],
+    ["a minimum given as a string", { type: "object", properties: { n: { type: "integer", minimum: "3" as never } } }, /'properties\.n\.minimum' must be a number/],
+    ["required given as a string", { type: "object", required: "path" as never }, /'required' must be an array/],
+    ["a pattern that is not a regular expression", { type: "object", properties: { s: { type: "string", pattern: "(" } } }, /'properties\.s\.pattern' must be a valid regex/],
+    ["a remote $ref", { type: "object", properties: { s: { $ref: "https://example.com/schemas/s.json" } } }, /\$ref "https:\/\/example\.com\/schemas\/s\.json" does not resolve.*remote schemas are not fetched/],
+    ["a $ref to a missing $defs entry", { type: "object", properties: { s: { $ref: "#/$defs/missing" } }, $defs: {} }, /\$ref "#\/\$defs\/missing" does not resolve/],
+    ["$dynamicRef, which is not enforced", { type: "object", properties: { s: { $dynamicRef: "#node" } } }, /'properties\.s\.\$dynamicRef' is not allowed/],
+    ["a schema nested 10 000 levels deep", deep, /nests deeper than 64 levels/],
+    ["an array instead of a schema", [] as never, /must be a JSON Schema object, got an array/],
+  ])("refuses %s when the tool set is built", async (_what, parameters, reason) => {
+    const { environment, transport, used } = recorder();
+    const error = await refusal(() => createCodeTool({ environment, transport, tools: [tool("lookup", parameters)] }));
+    expect(error.code).toBe("INVALID_TOOL");
+    expect(error.message).toMatch(/^Tool lookup: its parameters schema is refused: /);
+    expect(error.message).toMatch(reason);
+    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [tool("lookup", parameters)] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    expect(used).toEqual([]);
+  });
+
+  it("accepts zod-style draft-07 schemas with definitions, and 2020-12 ones with $defs, $anchor and $id", () => {
+    const draft7: JSONSchema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      $ref: "#/definitions/Args",
+      definitions: { Args: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+    };
+    const modern: JSONSchema = {
+      $id: "https://example.com/tool",
+      type: "object",
+      properties: { a: { $ref: "#item" }, b: { $ref: "https://example.com/tool#/$defs/item" } },
+      $defs: { item: { $anchor: "item", type: "string", format: "email", title: "annotations pass", "x-vendor": 1 } },
+    };
+    expect(() => checkToolSet([tool("read", draft7), tool("write", modern)])).not.toThrow();
+  });
+});
