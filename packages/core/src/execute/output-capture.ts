@@ -2,7 +2,13 @@
  * Bounded capture of a byte stream: keeps the first 40 % and the last 60 % of the byte budget and
  * counts the rest, so memory stays fixed whatever a script prints. Byte-accurate: the cut points
  * move to UTF-8 character boundaries, and the notice counts bytes.
+ *
+ * Redaction runs on the kept text and matches whole secrets only, so a secret the cut splits would
+ * leave a piece on each side unmasked. With `guardSecrets`, the cut widens past such pieces (8+
+ * characters of a known value, a token, a URL password or a private key block) and counts them as
+ * omitted.
  */
+import { fragmentFreeEnd, fragmentFreeStart } from "../text/secret-fragments.js";
 
 /** What a capture holds once its stream has ended. */
 export interface CapturedOutput {
@@ -28,6 +34,11 @@ export function createCapture(limitBytes?: number): ByteCapture {
   return limitBytes === undefined ? new FullCapture() : new OutputCapture(limitBytes);
 }
 
+export interface OutputCaptureOptions {
+  /** Widen the cut past pieces of these values and of well-known secret formats (`[]`: formats only). */
+  guardSecrets?: readonly string[];
+}
+
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
 const HEAD_SHARE = 0.4;
 
@@ -39,8 +50,10 @@ export class OutputCapture implements ByteCapture {
   #tailWrite = 0;
   #tailFilled = 0;
   #totalBytes = 0;
+  readonly #guardSecrets: readonly string[] | undefined;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, options: OutputCaptureOptions = {}) {
+    this.#guardSecrets = options.guardSecrets;
     if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
     const headBytes = Math.floor(limitBytes * HEAD_SHARE);
     this.#head = new Uint8Array(headBytes);
@@ -96,11 +109,22 @@ export class OutputCapture implements ByteCapture {
     }
     const headCut = head.subarray(0, utf8SafeEnd(head));
     const tailCut = tail.subarray(utf8SafeStart(tail));
-    const capturedBytes = headCut.length + tailCut.length;
+    let headText = decoder.decode(headCut);
+    let tailText = decoder.decode(tailCut);
+    let widenedBytes = 0;
+    if (this.#guardSecrets !== undefined) {
+      const headEnd = fragmentFreeEnd(headText, this.#guardSecrets);
+      const tailStart = fragmentFreeStart(tailText, this.#guardSecrets);
+      const encoder = new TextEncoder();
+      widenedBytes = encoder.encode(headText.slice(headEnd)).length + encoder.encode(tailText.slice(0, tailStart)).length;
+      headText = headText.slice(0, headEnd);
+      tailText = tailText.slice(tailStart);
+    }
+    const capturedBytes = headCut.length + tailCut.length - widenedBytes;
     const omittedBytes = this.#totalBytes - capturedBytes;
     const notice = `\n\n... [OUTPUT TRUNCATED - ${formatCount(omittedBytes)} bytes omitted out of ${formatCount(this.#totalBytes)} total] ...\n\n`;
     return {
-      text: decoder.decode(headCut) + notice + decoder.decode(tailCut),
+      text: headText + notice + tailText,
       truncated: true,
       totalBytes: this.#totalBytes,
       capturedBytes,

@@ -11,6 +11,7 @@
  * character no token contains when there is one nearby), so memory stays bounded.
  */
 import { knownSecretList, maskKnownSecrets, redactPatterns } from "./redact.js";
+import { secretPrefixStart } from "./secret-fragments.js";
 
 /** What a redactor may hold back while waiting for a safe cut (characters). */
 export const DEFAULT_MAX_HELD_CHARS = 64 * 1024;
@@ -95,20 +96,6 @@ function secretSafeCut(text: string, secrets: readonly string[]): number {
     }
   }
   return cut;
-}
-
-/**
- * Index of the earliest end of `text` (at least `minLength` long) that is a proper beginning of
- * `secret`; `text.length` when there is none.
- */
-export function secretPrefixStart(text: string, secret: string, minLength: number): number {
-  const first = secret[0]!;
-  let index = text.indexOf(first, Math.max(0, text.length - secret.length + 1));
-  while (index !== -1 && text.length - index >= minLength) {
-    if (secret.startsWith(text.slice(index))) return index;
-    index = text.indexOf(first, index + 1);
-  }
-  return text.length;
 }
 
 /** Where `text` can be cut so that no well-known format spans the cut, whatever follows. */
