@@ -102,6 +102,34 @@ describe("StreamingRedactor", () => {
     }
   });
 
+  it("gives what redactSecrets gives for the whole text, for random texts cut at random", () => {
+    // A small deterministic PRNG (mulberry32): the same cases every run.
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const secrets = [SECRET, "with space inside 1234", "short-ab"];
+    const pieces = [
+      ...secrets, ...TOKENS, "hunter2-co", "sk-", "ghp_abc", "Bearer ", "Bearer\n", "bearer abc.def/ghi=",
+      "https://u:p4ssw0rd-long@host/x", "https://u:", "-----BEGIN PRIVATE KEY-----\nAAA\nBBB\n-----END PRIVATE KEY-----",
+      "-----BEGIN ", "word", "x", " ", "  ", "\n", "\t", "(", "\"", "=", ":", "@", "/", "é", "日本",
+    ];
+    for (let round = 0; round < 400; round += 1) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 30) }, () => pick(pieces)).join("");
+      const chunks: string[] = [];
+      for (let at = 0; at < text.length; ) {
+        const size = 1 + Math.floor(random() * 12);
+        chunks.push(text.slice(at, at + size));
+        at += size;
+      }
+      expect(stream(chunks, secrets), JSON.stringify(chunks)).toBe(redactSecrets(text, { knownSecrets: secrets }));
+    }
+  });
+
   it("turns into plain redaction when the whole text comes in one chunk", () => {
     const text = `${TOKENS.join(" ")} ${SECRET}`;
     expect(stream([text], [SECRET])).toBe(redactSecrets(text, { knownSecrets: [SECRET] }));

@@ -14,25 +14,32 @@ import { knownSecretList, maskKnownSecrets, redactPatterns } from "./redact.js";
 import { secretPrefixStart } from "./secret-fragments.js";
 
 /** What a redactor may hold back while waiting for a safe cut (characters). */
-export const DEFAULT_MAX_HELD_CHARS = 64 * 1024;
+export const DEFAULT_MAX_HELD_CHARS = 16 * 1024;
 
 /** How far a forced cut looks back for a character no token or password contains. */
 const FORCED_CUT_LOOKBACK = 1024;
 const TOKEN_CHAR = /[A-Za-z0-9._~+/=:@-]/;
 const LAST_WHITESPACE = /\s\S*$/;
 
-/** A bearer header whose token may still grow. */
-const OPEN_BEARER = /\bBearer\s+[A-Za-z0-9._~+/=-]*$/i;
+const BEARER_WORD = /\bBearer(?=\s)/gi;
+/** Where a bearer match may lie: the header, its whitespace and its token (which may still grow). */
+const BEARER_REGION_AT = /Bearer\s+[A-Za-z0-9._~+/=-]*/iy;
 const PEM_BEGIN = /-----BEGIN /g;
-/** A private key header or block at the start of the text, and one whose header is still unfinished. */
+/** A private key block at a given index; its header alone; a header still unfinished at the end. */
 const PEM_BLOCK_AT = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/y;
 const PEM_HEADER_AT = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/y;
 const PEM_OPEN_HEADER_AT = /-----BEGIN [A-Z0-9 ]*-{0,4}$/y;
 
+/** A stretch a whitespace cut must not fall into; `end` is Infinity while it may still grow. */
+interface Region {
+  start: number;
+  end: number;
+}
+
 export interface StreamingRedactorOptions {
   /** Exact values to mask (as for `redactSecrets`). */
   knownSecrets?: readonly string[];
-  /** Bound on held-back text (default 64 Ki characters). */
+  /** Bound on held-back text (default 16 Ki characters: a 4096-bit RSA key block is about 3.3 Ki). */
   maxHeldChars?: number;
 }
 
@@ -67,8 +74,15 @@ export class StreamingRedactor {
 
   #pushPatterns(text: string): string {
     const buffer = this.#patternHeld + text;
+    // Without new whitespace there is no new place to cut: skip the search (a script that writes a
+    // byte at a time would otherwise make each write cost a scan of everything held).
+    if (buffer.length <= this.#maxHeld && !/\s/.test(text)) {
+      this.#patternHeld = buffer;
+      return "";
+    }
     let cut = patternSafeCut(buffer);
-    if (buffer.length - cut > this.#maxHeld) cut = forcedCut(buffer, buffer.length - this.#maxHeld);
+    // Forced down to half the bound, so the next forced cut is far off again.
+    if (buffer.length - cut > this.#maxHeld) cut = forcedCut(buffer, buffer.length - Math.ceil(this.#maxHeld / 2));
     this.#patternHeld = buffer.slice(cut);
     return redactPatterns(buffer.slice(0, cut));
   }
@@ -100,35 +114,46 @@ function secretSafeCut(text: string, secrets: readonly string[]): number {
 
 /** Where `text` can be cut so that no well-known format spans the cut, whatever follows. */
 function patternSafeCut(text: string): number {
-  const limit = Math.min(openBearerStart(text), openPrivateKeyStart(text));
-  const lastSpace = text.slice(0, limit).search(LAST_WHITESPACE);
-  return lastSpace === -1 ? 0 : lastSpace + 1;
+  const regions = [...bearerRegions(text), ...privateKeyRegions(text)];
+  let cut = whitespaceCut(text, text.length);
+  for (;;) {
+    const split = regions.find((region) => region.start < cut && cut < region.end);
+    if (!split) return cut;
+    cut = whitespaceCut(text, split.start);
+  }
 }
 
-function openBearerStart(text: string): number {
-  const match = OPEN_BEARER.exec(text);
-  return match ? match.index : text.length;
+/** Just after the last whitespace before `limit`; 0 if there is none. */
+function whitespaceCut(text: string, limit: number): number {
+  return text.slice(0, limit).search(LAST_WHITESPACE) + 1;
 }
 
-/**
- * Start of a private key block (or header) that has begun but not ended, or that ends the text;
- * `text.length` if none.
- */
-function openPrivateKeyStart(text: string): number {
+/** Each `Bearer` header's region (they may overlap: `Bearer bearer <token>` holds two candidates). */
+function bearerRegions(text: string): Region[] {
+  return [...text.matchAll(BEARER_WORD)].map((match) => {
+    BEARER_REGION_AT.lastIndex = match.index;
+    BEARER_REGION_AT.test(text);
+    const end = BEARER_REGION_AT.lastIndex;
+    return { start: match.index, end: end === text.length ? Infinity : end };
+  });
+}
+
+/** Private key blocks, whole or begun; a certificate or other PEM block is not one. */
+function privateKeyRegions(text: string): Region[] {
+  const regions: Region[] = [];
   PEM_BEGIN.lastIndex = 0;
   for (let match = PEM_BEGIN.exec(text); match; match = PEM_BEGIN.exec(text)) {
     PEM_BLOCK_AT.lastIndex = match.index;
     if (PEM_BLOCK_AT.test(text)) {
-      // A whole block with no whitespace after it would be split by the cut at its last line break.
-      if (!/\s/.test(text.slice(PEM_BLOCK_AT.lastIndex))) return match.index;
+      regions.push({ start: match.index, end: PEM_BLOCK_AT.lastIndex });
       PEM_BEGIN.lastIndex = PEM_BLOCK_AT.lastIndex;
       continue;
     }
     PEM_HEADER_AT.lastIndex = match.index;
     PEM_OPEN_HEADER_AT.lastIndex = match.index;
-    if (PEM_HEADER_AT.test(text) || PEM_OPEN_HEADER_AT.test(text)) return match.index;
+    if (PEM_HEADER_AT.test(text) || PEM_OPEN_HEADER_AT.test(text)) regions.push({ start: match.index, end: Infinity });
   }
-  return text.length;
+  return regions;
 }
 
 /** A cut at or before `limit`, preferring a character that no token contains. */
