@@ -65,10 +65,19 @@ describe("OutputCapture with guardSecrets", () => {
     for (const text of placements(key)) expectNoFragment(shown(text, []), "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7");
   });
 
+  it("leaves no piece of a bearer token (a long JWT) at either cut", () => {
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${"eyJzdWIiOiIxMjM0NTY3ODkwIn0".repeat(2)}.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c`;
+    for (const text of placements(` Authorization: Bearer ${jwt}\n`)) expectNoFragment(shown(text, []), jwt);
+  });
+
   it("keeps the cut where it was when no secret straddles it", () => {
-    const text = "ab ".repeat(800);
-    const capture = new OutputCapture(LIMIT, { guardSecrets: ["hunter2-correct-horse"] });
-    capture.push(encoder.encode(text));
-    expect(capture.finish().capturedBytes).toBe(LIMIT);
+    for (const text of ["ab ".repeat(800), Array.from({ length: 300 }, (_, index) => `line-${String(index).padStart(6, "0")}`).join("\n")]) {
+      const capture = new OutputCapture(LIMIT, { guardSecrets: ["hunter2-correct-horse"] });
+      capture.push(encoder.encode(text));
+      const result = capture.finish();
+      expect(result.capturedBytes).toBe(LIMIT);
+      expect(result.text.startsWith(text.slice(0, LIMIT * 0.4))).toBe(true);
+      expect(result.text.endsWith(text.slice(-LIMIT * 0.6))).toBe(true);
+    }
   });
 });

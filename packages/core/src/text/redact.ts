@@ -31,6 +31,9 @@ const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 /** Secrets shorter than this are not matched by value: too likely to hit ordinary text. */
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
+/** The well-known formats `redactPatterns` masks (global regexps: use with `matchAll`). */
+export const SECRET_PATTERNS: readonly RegExp[] = [PRIVATE_KEY_BLOCK, TOKEN_FORMATS, BEARER, URL_PASSWORD];
+
 /** Hides a secret, keeping a recognisable head and tail when it is long enough not to leak. */
 export function maskSecret(secret: string): string {
   return secret.length < 18 ? "***" : `${secret.slice(0, 6)}...${secret.slice(-4)}`;

@@ -3,25 +3,17 @@
  * part is recognisable any more (redaction matches whole values and whole tokens); these helpers
  * find such pieces so the cut can be widened past them.
  */
+import { SECRET_PATTERNS } from "./redact.js";
 
 /** A piece of a secret shorter than this may stay at a cut: too short to be of use. */
 export const MIN_SECRET_FRAGMENT = 8;
 
 /**
- * Longest run of token-like characters (token formats, bearer tokens, JWTs) that a cut may have
- * split. A longer run is kept: its start is already a whole match for redaction, or it is data.
+ * How much text on the other side of a cut the capture keeps to look at: a secret that starts (or
+ * ends) within this distance of the cut is found whole and the cut widened past it.
  */
-const MAX_SPLIT_TOKEN = 1024;
+export const CUT_CONTEXT_BYTES = 1024;
 
-const TOKEN_RUN_AT_END = new RegExp(`(?<![A-Za-z0-9._~+/=-])[A-Za-z0-9._~+/=-]{${MIN_SECRET_FRAGMENT},${MAX_SPLIT_TOKEN}}$`);
-const TOKEN_RUN_AT_START = new RegExp(`^[A-Za-z0-9._~+/=-]{${MIN_SECRET_FRAGMENT},${MAX_SPLIT_TOKEN}}(?![A-Za-z0-9._~+/=-])`);
-/** A URL whose password has begun but not ended (no `@` yet). */
-const OPEN_URL_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:([^\s@/]*)$/i;
-/**
- * What may remain of a URL's credentials after a cut (scheme, user and password up to the `@`;
- * bounded: a long stretch is data, not a password).
- */
-const URL_CREDENTIALS_REST = new RegExp(`^[^\\s@]{${MIN_SECRET_FRAGMENT},256}(?=@)`);
 const PEM_HEADER_OPEN = /^-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY-----|-{0,4}$)/;
 const PEM_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
 
@@ -49,19 +41,31 @@ function secretSuffixLength(text: string, secret: string, minLength: number): nu
   return 0;
 }
 
+/** Where redaction would mask something in `text`: known values and well-known formats. */
+function secretSpans(text: string, knownSecrets: readonly string[]): Array<{ start: number; end: number }> {
+  const spans: Array<{ start: number; end: number }> = [];
+  for (const secret of knownSecrets) {
+    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1)) spans.push({ start: index, end: index + secret.length });
+  }
+  for (const pattern of SECRET_PATTERNS) {
+    for (const match of text.matchAll(pattern)) spans.push({ start: match.index, end: match.index + match[0].length });
+  }
+  return spans;
+}
+
 /**
  * Where to end `text` (the part before a cut) so that it keeps no piece of 8+ characters of a
- * secret whose rest was cut off: a known value, a token, a URL password or a private key block.
+ * secret whose rest was cut off. `after` is what followed the cut (up to `CUT_CONTEXT_BYTES`), so
+ * that a secret crossing the cut is found whole; a known value or a private key block longer than
+ * that is still found by its beginning.
  */
-export function fragmentFreeEnd(text: string, knownSecrets: readonly string[]): number {
+export function fragmentFreeEnd(text: string, knownSecrets: readonly string[], after: string): number {
   let end = text.length;
   for (const secret of knownSecrets) end = Math.min(end, secretPrefixStart(text, secret, MIN_SECRET_FRAGMENT));
-  // Only the last stretch can hold the run: keeps the search linear in the text.
-  const lastStretch = text.slice(-(MAX_SPLIT_TOKEN + 1));
-  const run = TOKEN_RUN_AT_END.exec(lastStretch);
-  if (run) end = Math.min(end, text.length - lastStretch.length + run.index);
-  const url = OPEN_URL_PASSWORD.exec(text);
-  if (url) end = Math.min(end, text.length - url[1]!.length);
+  const near = Math.max(0, text.length - CUT_CONTEXT_BYTES);
+  for (const span of secretSpans(text.slice(near) + after, knownSecrets)) {
+    if (near + span.start < text.length && near + span.end > text.length) end = Math.min(end, near + span.start);
+  }
   // Last, on what the rules above kept: they may have cut the end marker off a whole block.
   const begin = text.lastIndexOf("-----BEGIN ", end);
   const block = text.slice(begin, end);
@@ -71,12 +75,15 @@ export function fragmentFreeEnd(text: string, knownSecrets: readonly string[]): 
 
 /**
  * Where to start `text` (the part after a cut) so that it keeps no piece of 8+ characters of a
- * secret whose beginning was cut off.
+ * secret whose beginning was cut off. `before` is what preceded the cut (up to `CUT_CONTEXT_BYTES`).
  */
-export function fragmentFreeStart(text: string, knownSecrets: readonly string[]): number {
+export function fragmentFreeStart(text: string, knownSecrets: readonly string[], before: string): number {
   let start = 0;
   for (const secret of knownSecrets) start = Math.max(start, secretSuffixLength(text, secret, MIN_SECRET_FRAGMENT));
-  start = Math.max(start, TOKEN_RUN_AT_START.exec(text)?.[0].length ?? 0, URL_CREDENTIALS_REST.exec(text)?.[0].length ?? 0);
+  const near = text.slice(0, CUT_CONTEXT_BYTES);
+  for (const span of secretSpans(before + near, knownSecrets)) {
+    if (span.start < before.length && span.end > before.length) start = Math.max(start, span.end - before.length);
+  }
   // Last, on what the rules above kept: they may have cut the header off a whole block.
   const rest = text.slice(start);
   const end = PEM_END.exec(rest);
