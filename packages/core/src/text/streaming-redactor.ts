@@ -6,9 +6,10 @@
  * The two passes of `redactSecrets` run as two stages. Exact values: the held tail is the longest
  * end of the text that is the beginning of a known secret (so at most the longest secret's length).
  * Well-known formats: no match contains whitespace (see `redactPatterns`), so the text is emitted up
- * to its last whitespace, except an unfinished `Bearer` token or private key block, which is held
- * whole. A stretch without a safe point longer than `maxHeldChars` is cut anyway (best effort, at a
- * character no token contains when there is one nearby), so memory stays bounded.
+ * to its last whitespace, unless that whitespace lies inside a `Bearer` header (before its token
+ * has ended) or a private key block, which are held whole. A stretch without a safe point longer
+ * than `maxHeldChars` is cut anyway (best effort, at a character no token contains when there is
+ * one nearby), so memory stays bounded.
  */
 import { knownSecretList, maskKnownSecrets, redactPatterns } from "./redact.js";
 import { secretPrefixStart } from "./secret-fragments.js";
