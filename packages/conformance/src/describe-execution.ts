@@ -252,6 +252,77 @@ print("sk-codecall" in shown, "planted-db-password" in shown, "passthrough-allow
       expect(result.output).toBe("['CODECALL_PASSTHROUGH_TOKEN']\nTrue\nFalse False True\n");
     }, timeout);
 
+    it("masks the host's secrets that a host tool returns, in the result and in live output, split or not", async () => {
+      // Set in the host process only: the environment's own env does not have them (on a remote
+      // backend it never could), so only the host's env can tell the redactor about them.
+      const hostSecrets = { CODECALL_HOST_API_KEY: "host-api-key-7f3e9a1c5d2b8e4f", CODECALL_SMTP_PASS: "host-smtp-pass-0a9b8c7d" };
+      Object.assign(process.env, hostSecrets);
+      const readHostEnv = defineTool({
+        name: "read_host_env",
+        description: "Returns a variable of the host process.",
+        parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+        execute: ({ name }: { name: string }) => process.env[name] ?? "",
+      });
+      const chunks: Uint8Array[] = [];
+      try {
+        const result = await run(
+          `
+import sys, time
+from codecall import read_host_env
+for name in ("CODECALL_HOST_API_KEY", "CODECALL_SMTP_PASS"):
+    value = read_host_env(name)
+    print(name, value)
+    # Split across chunks on purpose: half, a pause, the rest.
+    sys.stdout.write(value[:9]); sys.stdout.flush(); time.sleep(0.3)
+    sys.stdout.write(value[9:] + "\\n"); sys.stdout.flush()
+    print(name, value, file=sys.stderr)
+sys.exit(3)
+`,
+          { tools: [readHostEnv], onStdout: (chunk) => chunks.push(chunk) },
+        );
+        const streamed = chunks.map((chunk) => new TextDecoder().decode(chunk)).join("");
+        expect(result.status).toBe("error");
+        expect(result.output).toContain("CODECALL_HOST_API_KEY host-a...8e4f");
+        for (const secret of Object.values(hostSecrets)) {
+          for (const shown of [result.output, result.stderr, streamed]) expect(shown).not.toContain(secret.slice(5, 13));
+        }
+        expect(streamed).toContain("CODECALL_SMTP_PASS host-s...8c7d");
+      } finally {
+        for (const name of Object.keys(hostSecrets)) delete process.env[name];
+      }
+    }, timeout);
+
+    it("leaves no piece of a secret where truncation cuts the output", async () => {
+      // A value the redactor knows (dropped from the environment's env), printed so that it
+      // straddles both cuts of a 100-byte budget (the head keeps 40 bytes, the tail 60).
+      const secret = PLANTED_SECRETS.DATABASE_URL;
+      const result = await run(`print("." * 25 + ${JSON.stringify(secret)} + "." * 300 + ${JSON.stringify(secret)} + "." * 40)`, { limits: { maxStdoutBytes: 100 } });
+      expect(result.stdoutTruncated).toBe(true);
+      for (let start = 0; start + 8 <= secret.length; start += 1) expect(result.output).not.toContain(secret.slice(start, start + 8));
+    }, timeout);
+
+    it("passes a passthrough name's host value to the script, masked in its output", async () => {
+      const name = "CODECALL_PASSED_API_KEY";
+      const value = "passed-from-host-5e6f7a8b9c0d";
+      process.env[name] = value;
+      try {
+        const result = await run(
+          `
+import os
+from codecall import terminal
+value = os.environ.get("${name}", "")
+print(len(value), value[::-1])
+print(value)
+print(terminal("printenv ${name}")["output"].strip() == value)
+`,
+          { env: { passthrough: [name] } },
+        );
+        expect(result.output).toBe(`${value.length} ${[...value].reverse().join("")}\npassed...9c0d\nTrue\n`);
+      } finally {
+        delete process.env[name];
+      }
+    }, timeout);
+
     it("refuses tools outside the allow-list, also when called by name", async () => {
       const result = await run(
         `

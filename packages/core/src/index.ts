@@ -61,7 +61,8 @@ export { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits, type ExecutionLimits } 
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { isCommandNotFound, missingInterpreterMessage, type ExecuteCodeResult, type ExecuteCodeStatus } from "./execute/result.js";
 export { scrubEnv, looksSecret, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type EnvPolicy, type ScrubbedEnv } from "./execute/env-policy.js";
-export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput } from "./execute/output-capture.js";
+export { readHostEnv } from "./execute/host-env.js";
+export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput, type OutputCaptureOptions } from "./execute/output-capture.js";
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
 export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
 
@@ -83,6 +84,7 @@ export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { OptionReader } from "./options/option-reader.js";
 export { stripAnsi } from "./text/ansi.js";
 export { maskSecret, redactSecrets, type RedactOptions } from "./text/redact.js";
+export { StreamingRedactor, type StreamingRedactorOptions } from "./text/streaming-redactor.js";
 export { newRunId, newRunToken } from "./ids.js";
 export {
   isMissingCwdFailure,

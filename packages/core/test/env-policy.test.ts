@@ -46,7 +46,33 @@ describe("scrubEnv", () => {
     expect(env.EDITOR).toBe("vim");
     expect("NOT_PRESENT" in env).toBe(false);
     expect(dropped).not.toContain("OPENAI_API_KEY");
-    expect(secretValues).not.toContain(HOST_ENV.OPENAI_API_KEY);
+    // The script may see it; the model still reads it masked.
+    expect(secretValues).toContain(HOST_ENV.OPENAI_API_KEY);
+    expect(secretValues).not.toContain("vim");
+  });
+
+  it("takes a passthrough name's value from the host env first, then from the source", () => {
+    const host = { MY_API_KEY: "host-api-key-value", EDITOR: "emacs", ONLY_HOST: "from-host" };
+    const { env, secretValues } = scrubEnv(HOST_ENV, { passthrough: ["MY_API_KEY", "EDITOR", "ONLY_HOST", "OPENAI_API_KEY", "NOT_ANYWHERE"], host });
+    expect(env.MY_API_KEY).toBe("host-api-key-value");
+    expect(env.EDITOR).toBe("emacs");
+    expect(env.ONLY_HOST).toBe("from-host");
+    expect(env.OPENAI_API_KEY).toBe(HOST_ENV.OPENAI_API_KEY);
+    expect("NOT_ANYWHERE" in env).toBe(false);
+    expect(secretValues).toContain("host-api-key-value");
+  });
+
+  it("collects the host env's secret values without passing them", () => {
+    const host = {
+      MY_API_KEY: "host-api-key-value",
+      SMTP_PASS: "host-smtp-pass",
+      SENTRY_URL: "https://user:host-url-password@sentry.example",
+      PATH: "/host/bin/path",
+      EDITOR: "vim-on-the-host",
+    };
+    const { env, secretValues } = scrubEnv({ PATH: "/usr/bin" }, { host });
+    expect(env).toEqual({ PATH: "/usr/bin" });
+    expect(secretValues.sort()).toEqual([host.MY_API_KEY, host.SENTRY_URL, host.SMTP_PASS].sort());
   });
 
   it("applies `set` after filtering, overriding what passed", () => {
@@ -83,7 +109,11 @@ describe("looksSecret", () => {
     (name) => expect(looksSecret(name)).toBe(true),
   );
 
-  it.each(["PATH", "HOME", "LANG", "PYTHONPATH", "TERM", "DATABASE_URL", "EDITOR"])("does not flag %s", (name) => {
+  it.each(["PASS", "DB_PASS", "smtp_pass", "REDIS_PASS_FILE", "PASS_PHRASE", "GPG_PASSPHRASE"])("flags %s (PASS as a word)", (name) => {
+    expect(looksSecret(name)).toBe(true);
+  });
+
+  it.each(["PATH", "HOME", "LANG", "PYTHONPATH", "TERM", "DATABASE_URL", "EDITOR", "COMPASS_DIR", "PASSENGER_COUNT", "BYPASS"])("does not flag %s", (name) => {
     expect(looksSecret(name)).toBe(false);
   });
 });

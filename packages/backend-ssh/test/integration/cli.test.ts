@@ -14,8 +14,8 @@ const bin = path.join(repoRoot, "packages/cli/dist/bin.js");
 const packageDir = path.join(repoRoot, "packages/backend-ssh");
 const unavailable = sshd.unavailableReason ?? (existsSync(bin) ? undefined : `the CLI is not built (${bin}); run pnpm build`);
 
-async function codecall(args: string[], script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = promisify(execFile)(process.execPath, [bin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000 });
+async function codecall(args: string[], script: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = promisify(execFile)(process.execPath, [bin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000, env });
   child.child.stdin!.end(script);
   return child.then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -53,6 +53,17 @@ describeIntegration("codecall run --backend ssh", unavailable, () => {
     );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: `${server.user}\n`, toolCallsMade: 1, backend: "ssh", transport: "stream" });
+  });
+
+  it("passes --env-passthrough NAME from the host and prints its value masked on the live output", async () => {
+    const value = "cli-passed-api-key-6d5c4b3a2f1e";
+    const result = await codecall(
+      [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`, "--env-passthrough", "CLI_PASSED_API_KEY"],
+      'import os, sys, time\nvalue = os.environ.get("CLI_PASSED_API_KEY", "")\nprint(len(value))\nsys.stdout.write(value[:12]); sys.stdout.flush(); time.sleep(0.3)\nprint(value[12:])\n',
+      { ...process.env, CLI_PASSED_API_KEY: value },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${value.length}\ncli-pa...2f1e\n`);
   });
 
   it("reports a refused login clearly, without the password, even verbose", async () => {

@@ -3,6 +3,10 @@
  * an allowlist of harmless names, minus anything whose name looks secret, plus the names the
  * caller passes through explicitly. It applies on every backend: the source is the environment's
  * own default env (the host's env for the local backend).
+ *
+ * The host process's own env matters on remote backends too, for two things: a passed-through name
+ * takes its value from the host (that is what the caller sees and means), and the values of the
+ * host's secret-looking variables are masked in the output (a host tool may read one and return it).
  */
 
 /** Names that pass as they are. */
@@ -43,13 +47,26 @@ export const SECRET_NAME_MARKERS: readonly string[] = [
   "COOKIE",
   "SESSION",
   "PRIVATE",
+  "PASSPHRASE",
 ];
+
+/** `PASS` as a whole word of the name (`PASS`, `DB_PASS`, `SMTP_PASS_FILE`), not `COMPASS` or `PASSENGER`. */
+const PASS_WORD = /(?:^|_)PASS(?:_|$)/;
+
+/** A URL that carries a password (`scheme://user:password@host`). */
+const URL_WITH_PASSWORD = /:\/\/[^\s/@]+:[^\s/@]+@/;
 
 export interface EnvPolicy {
   /** Names passed through even when they look secret (the caller vouches for them). */
   passthrough?: readonly string[];
   /** Extra variables set for the script, after filtering. */
   set?: Readonly<Record<string, string>>;
+  /**
+   * The host process's env (where the embedder runs). A passthrough name takes its value from here
+   * first, then from the environment's own env; the values of its secret-looking variables are
+   * masked in the output. `executeCode` defaults it to the running process's env (`readHostEnv`).
+   */
+  host?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ScrubbedEnv {
@@ -57,34 +74,57 @@ export interface ScrubbedEnv {
   env: Record<string, string>;
   /** Names that were dropped (for debug output; never their values). */
   dropped: string[];
-  /** Values of dropped variables whose names look secret, to be redacted from output. */
+  /**
+   * Values to redact from output: dropped variables whose names look secret (or that hold a URL
+   * with a password), the same from the host env, and passed-through secret-looking variables.
+   */
   secretValues: string[];
 }
 
 /** True when a variable name looks like it holds a secret. */
 export function looksSecret(name: string): boolean {
   const upper = name.toUpperCase();
-  return SECRET_NAME_MARKERS.some((marker) => upper.includes(marker));
+  return SECRET_NAME_MARKERS.some((marker) => upper.includes(marker)) || PASS_WORD.test(upper);
 }
 
-function isSafeName(name: string): boolean {
+function holdsSecret(name: string, value: string): boolean {
+  return looksSecret(name) || URL_WITH_PASSWORD.test(value);
+}
+
+/** True when the allowlist lets the name through on its own. */
+function isAllowed(name: string): boolean {
+  if (looksSecret(name)) return false;
   return SAFE_ENV_NAMES.includes(name) || SAFE_ENV_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
-/** Applies the policy to `source`. Order: passthrough, then secret block, then allowlist. */
+/**
+ * Applies the policy to `source`. Order: passthrough (host value first), then secret block, then
+ * allowlist, then `set`.
+ */
 export function scrubEnv(source: Readonly<Record<string, string | undefined>>, policy: EnvPolicy = {}): ScrubbedEnv {
   const passthrough = new Set(policy.passthrough ?? []);
+  const host = policy.host ?? {};
   const env: Record<string, string> = {};
   const dropped: string[] = [];
   const secretValues: string[] = [];
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined) continue;
-    if (passthrough.has(name) || (!looksSecret(name) && isSafeName(name))) {
+    if (value === undefined || passthrough.has(name)) continue;
+    if (isAllowed(name)) {
       env[name] = value;
       continue;
     }
     dropped.push(name);
-    if (looksSecret(name) || /:\/\/[^\s/@]+:[^\s/@]+@/.test(value)) secretValues.push(value);
+    if (holdsSecret(name, value)) secretValues.push(value);
   }
-  return { env: { ...env, ...policy.set }, dropped, secretValues };
+  for (const name of passthrough) {
+    const value = host[name] ?? source[name];
+    if (value === undefined) continue;
+    env[name] = value;
+    // The caller vouches for the script seeing it, not for the model reading it.
+    if (holdsSecret(name, value)) secretValues.push(value);
+  }
+  for (const [name, value] of Object.entries(host)) {
+    if (value !== undefined && !isAllowed(name) && holdsSecret(name, value)) secretValues.push(value);
+  }
+  return { env: { ...env, ...policy.set }, dropped, secretValues: [...new Set(secretValues)] };
 }

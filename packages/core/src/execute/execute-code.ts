@@ -16,7 +16,9 @@ import { checkToolSet } from "../tool-set.js";
 import type { Transport } from "../transport.js";
 import { openTransport, supportingTransports, type OpenedTransport } from "./open-transport.js";
 import { scrubEnv, type EnvPolicy } from "./env-policy.js";
+import { readHostEnv } from "./host-env.js";
 import { resolveLimits, type ExecutionLimits } from "./limits.js";
+import { redactingSink } from "./redacting-sink.js";
 import { composeResult, failedResult, type ExecuteCodeResult } from "./result.js";
 import { ScopedEnvironment } from "./scoped-environment.js";
 import { superviseScript } from "./supervise-script.js";
@@ -33,7 +35,7 @@ export interface ExecuteCodeOptions {
   /** Names from `tools` the script may call; omitted = all of them, empty = none. */
   allowedTools?: readonly string[];
   limits?: Partial<ExecutionLimits>;
-  /** Which variables reach the script (allowlist + secret filter by default). */
+  /** Which variables reach the script (allowlist + secret filter by default; `host` defaults to this process's env). */
   env?: EnvPolicy;
   /** Working directory of the script and of its tools; default: the environment's own. */
   cwd?: string;
@@ -45,7 +47,11 @@ export interface ExecuteCodeOptions {
   interpreter?: string;
   /** Mask secrets in the output (default true). */
   redactSecrets?: boolean;
-  /** Live stdout of the script, as it arrives (uncapped, unredacted: for trusted consoles). */
+  /**
+   * Live stdout of the script, as it arrives (uncapped). Secrets are masked as in the result, also
+   * across chunks, so a secret may arrive a little later than the text before it; with
+   * `redactSecrets: false` the chunks are the script's bytes as they are.
+   */
   onStdout?: (chunk: Uint8Array) => void;
   onStderr?: (chunk: Uint8Array) => void;
   /** Progress: every dispatched tool call, at start and end. */
@@ -78,7 +84,8 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   let runDir: string | undefined;
   try {
     runDir = await environment.tempDir();
-    const scrubbed = scrubEnv(await environment.defaultEnv(), options.env);
+    const scrubbed = scrubEnv(await environment.defaultEnv(), { host: readHostEnv(), ...options.env });
+    const knownSecrets = options.redactSecrets === false ? undefined : scrubbed.secretValues;
     const toolEnvironment = new ScopedEnvironment(environment, { env: scrubbed.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     dispatcher = new RpcDispatcher({
       tools,
@@ -113,6 +120,8 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     transportsSkipped = skipped;
     if (transport !== preferred) await environment.writeFile(modulePath, moduleFor(transport), { mode: 0o600 });
 
+    const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
+    const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
       environment,
@@ -133,18 +142,21 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       maxStdoutBytes: limits.maxStdoutBytes,
       maxStderrBytes: limits.maxStderrBytes,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onStdout ? { onStdout: options.onStdout } : {}),
-      ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+      ...(knownSecrets ? { guardSecrets: knownSecrets } : {}),
+      ...(stdoutSink ? { onStdout: stdoutSink.write } : {}),
+      ...(stderrSink ? { onStderr: stderrSink.write } : {}),
       onStopping: (reason) => dispatcher?.close(reason === "timeout" ? "the script timed out" : "the run was interrupted"),
     });
     dispatcher.close();
+    stdoutSink?.end();
+    stderrSink?.end();
     const result = composeResult({
       run,
       timeoutMs: limits.timeoutMs,
       toolCallsMade: dispatcher.toolCallsMade,
       durationSeconds: elapsed(),
       interpreter,
-      knownSecrets: options.redactSecrets === false ? undefined : scrubbed.secretValues,
+      knownSecrets,
       ...identity,
     });
     return transportsSkipped.length > 0 ? { ...result, transportsSkipped } : result;

@@ -2,7 +2,14 @@
  * Bounded capture of a byte stream: keeps the first 40 % and the last 60 % of the byte budget and
  * counts the rest, so memory stays fixed whatever a script prints. Byte-accurate: the cut points
  * move to UTF-8 character boundaries, and the notice counts bytes.
+ *
+ * Redaction runs on the kept text and matches whole secrets only, so a secret the cut splits would
+ * leave a piece on each side unmasked. With `guardSecrets`, the capture also keeps a little of
+ * what surrounds each cut (`CUT_CONTEXT_BYTES`, never shown), finds the secrets that cross a cut
+ * whole, and widens the cut past their pieces (8+ characters of a known value, a token, a bearer
+ * token, a URL password, a private key block), counting them as omitted.
  */
+import { CUT_CONTEXT_BYTES, fragmentFreeEnd, fragmentFreeStart } from "../text/secret-fragments.js";
 
 /** What a capture holds once its stream has ended. */
 export interface CapturedOutput {
@@ -28,23 +35,38 @@ export function createCapture(limitBytes?: number): ByteCapture {
   return limitBytes === undefined ? new FullCapture() : new OutputCapture(limitBytes);
 }
 
+export interface OutputCaptureOptions {
+  /** Widen the cut past pieces of these values and of well-known secret formats (`[]`: formats only). */
+  guardSecrets?: readonly string[];
+}
+
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
 const HEAD_SHARE = 0.4;
 
 export class OutputCapture implements ByteCapture {
   readonly #head: Uint8Array;
   #headLength = 0;
+  /** The tail ring: the tail's budget, plus (when guarding secrets) the context before it. */
   readonly #tail: Uint8Array;
+  readonly #tailBudget: number;
   /** Next write position in the tail ring, and how much of the ring is filled. */
   #tailWrite = 0;
   #tailFilled = 0;
   #totalBytes = 0;
+  readonly #guardSecrets: readonly string[] | undefined;
+  /** The first bytes after the head (context for the head's cut; only when guarding secrets). */
+  readonly #afterHead: Uint8Array;
+  #afterHeadLength = 0;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, options: OutputCaptureOptions = {}) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
+    this.#guardSecrets = options.guardSecrets;
+    const context = this.#guardSecrets === undefined ? 0 : CUT_CONTEXT_BYTES;
     const headBytes = Math.floor(limitBytes * HEAD_SHARE);
     this.#head = new Uint8Array(headBytes);
-    this.#tail = new Uint8Array(limitBytes - headBytes);
+    this.#tailBudget = limitBytes - headBytes;
+    this.#tail = new Uint8Array(this.#tailBudget === 0 ? 0 : this.#tailBudget + context);
+    this.#afterHead = new Uint8Array(context);
   }
 
   get totalBytes(): number {
@@ -59,6 +81,11 @@ export class OutputCapture implements ByteCapture {
       this.#head.set(rest.subarray(0, taken), this.#headLength);
       this.#headLength += taken;
       rest = rest.subarray(taken);
+    }
+    if (this.#afterHeadLength < this.#afterHead.length && rest.length > 0) {
+      const taken = Math.min(this.#afterHead.length - this.#afterHeadLength, rest.length);
+      this.#afterHead.set(rest.subarray(0, taken), this.#afterHeadLength);
+      this.#afterHeadLength += taken;
     }
     if (rest.length > 0 && this.#tail.length > 0) this.#pushTail(rest);
   }
@@ -85,7 +112,9 @@ export class OutputCapture implements ByteCapture {
 
   finish(): CapturedOutput {
     const head = this.#head.subarray(0, this.#headLength);
-    const tail = this.#tailBytes();
+    const ring = this.#tailBytes();
+    const tail = ring.subarray(Math.max(0, ring.length - this.#tailBudget));
+    const context = ring.subarray(0, ring.length - tail.length);
     const kept = head.length + tail.length;
     const decoder = new TextDecoder();
     if (kept === this.#totalBytes) {
@@ -96,11 +125,26 @@ export class OutputCapture implements ByteCapture {
     }
     const headCut = head.subarray(0, utf8SafeEnd(head));
     const tailCut = tail.subarray(utf8SafeStart(tail));
-    const capturedBytes = headCut.length + tailCut.length;
+    let headText = decoder.decode(headCut);
+    let tailText = decoder.decode(tailCut);
+    let widenedBytes = 0;
+    if (this.#guardSecrets !== undefined) {
+      const after = decoder.decode(this.#afterHead.subarray(0, this.#afterHeadLength));
+      // When nothing was lost from the ring, the head itself comes right before the context.
+      const wrapped = this.#totalBytes > head.length + ring.length;
+      const before = (wrapped ? "" : headText) + decoder.decode(context);
+      const headEnd = fragmentFreeEnd(headText, this.#guardSecrets, after);
+      const tailStart = fragmentFreeStart(tailText, this.#guardSecrets, before);
+      const encoder = new TextEncoder();
+      widenedBytes = encoder.encode(headText.slice(headEnd)).length + encoder.encode(tailText.slice(0, tailStart)).length;
+      headText = headText.slice(0, headEnd);
+      tailText = tailText.slice(tailStart);
+    }
+    const capturedBytes = headCut.length + tailCut.length - widenedBytes;
     const omittedBytes = this.#totalBytes - capturedBytes;
     const notice = `\n\n... [OUTPUT TRUNCATED - ${formatCount(omittedBytes)} bytes omitted out of ${formatCount(this.#totalBytes)} total] ...\n\n`;
     return {
-      text: decoder.decode(headCut) + notice + decoder.decode(tailCut),
+      text: headText + notice + tailText,
       truncated: true,
       totalBytes: this.#totalBytes,
       capturedBytes,

@@ -21,6 +21,8 @@ export interface SuperviseOptions {
   killGraceMs: number;
   maxStdoutBytes: number;
   maxStderrBytes: number;
+  /** Secret values the captures' truncation cut must not split (see `OutputCapture`); undefined: no guard. */
+  guardSecrets?: readonly string[];
   signal?: AbortSignal;
   onStdout?: (chunk: Uint8Array) => void;
   onStderr?: (chunk: Uint8Array) => void;
@@ -51,8 +53,9 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     // Backstop inside the environment, should the host-side timer below never get to run.
     timeoutMs: options.timeoutMs + options.killGraceMs + 5_000,
   });
-  const stdout = new OutputCapture(options.maxStdoutBytes);
-  const stderr = new OutputCapture(options.maxStderrBytes);
+  const guard = options.guardSecrets === undefined ? {} : { guardSecrets: options.guardSecrets };
+  const stdout = new OutputCapture(options.maxStdoutBytes, guard);
+  const stderr = new OutputCapture(options.maxStderrBytes, guard);
   const drained = Promise.all([
     drainStream(process.stdout, stdout, options.onStdout),
     drainStream(process.stderr, stderr, options.onStderr),

@@ -31,6 +31,9 @@ const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 /** Secrets shorter than this are not matched by value: too likely to hit ordinary text. */
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
+/** The well-known formats `redactPatterns` masks (global regexps: use with `matchAll`). */
+export const SECRET_PATTERNS: readonly RegExp[] = [PRIVATE_KEY_BLOCK, TOKEN_FORMATS, BEARER, URL_PASSWORD];
+
 /** Hides a secret, keeping a recognisable head and tail when it is long enough not to leak. */
 export function maskSecret(secret: string): string {
   return secret.length < 18 ? "***" : `${secret.slice(0, 6)}...${secret.slice(-4)}`;
@@ -42,14 +45,29 @@ export interface RedactOptions {
 }
 
 export function redactSecrets(text: string, options: RedactOptions = {}): string {
+  return redactPatterns(maskKnownSecrets(text, knownSecretList(options.knownSecrets)));
+}
+
+/** The values worth matching, longest first (so a secret that contains another is masked whole). */
+export function knownSecretList(knownSecrets: readonly string[] | undefined): string[] {
+  return [...new Set(knownSecrets ?? [])].filter((secret) => secret.length >= MIN_KNOWN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+/** First pass of `redactSecrets`: masks exact values (`secrets` as `knownSecretList` returns them). */
+export function maskKnownSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  const known = [...new Set(options.knownSecrets ?? [])]
-    .filter((secret) => secret.length >= MIN_KNOWN_SECRET_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  for (const secret of known) {
+  for (const secret of secrets) {
     if (out.includes(secret)) out = out.split(secret).join(maskSecret(secret));
   }
-  return out
+  return out;
+}
+
+/**
+ * Second pass of `redactSecrets`: the well-known formats. No match of these contains whitespace,
+ * except a private key block and the gap after `Bearer` (the streaming redactor relies on this).
+ */
+export function redactPatterns(text: string): string {
+  return text
     .replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]")
     .replace(TOKEN_FORMATS, (token) => maskSecret(token))
     .replace(BEARER, (_, prefix: string, token: string) => prefix + maskSecret(token))

@@ -1,0 +1,40 @@
+/**
+ * Live output as the embedder sees it (`onStdout`, `onStderr`): the script's bytes, decoded as
+ * UTF-8 and passed through a streaming redactor, so a console shows secrets masked as the result
+ * does, also when a secret arrives split across chunks.
+ */
+import { redactSecrets } from "../text/redact.js";
+import { StreamingRedactor } from "../text/streaming-redactor.js";
+
+/** Takes a stream's chunks; `end()` delivers what the redactor still held. */
+export interface OutputSink {
+  write(chunk: Uint8Array): void;
+  end(): void;
+}
+
+/**
+ * A sink that redacts before calling `onChunk` (never with an empty chunk); with `knownSecrets`
+ * undefined (redaction off) it passes the bytes through as they are.
+ */
+export function redactingSink(onChunk: (chunk: Uint8Array) => void, knownSecrets: readonly string[] | undefined): OutputSink {
+  if (knownSecrets === undefined) return { write: onChunk, end: () => {} };
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const redactor = new StreamingRedactor({ knownSecrets });
+  let ended = false;
+  const emit = (text: string) => {
+    if (text !== "") onChunk(encoder.encode(text));
+  };
+  return {
+    write: (chunk) => {
+      const text = decoder.decode(chunk, { stream: !ended });
+      // Output after the end (a backend's late chunk) has nothing to wait for: redacted whole.
+      emit(ended ? redactSecrets(text, { knownSecrets }) : redactor.push(text));
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      emit(redactor.push(decoder.decode()) + redactor.flush());
+    },
+  };
+}
