@@ -39,6 +39,7 @@ export {
   type RpcSuccess,
 } from "./protocol/messages.js";
 export { FrameDecoder, type DecodedFrame } from "./protocol/frame-decoder.js";
+export { CallFlow, DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, type CallFlowOptions } from "./protocol/call-flow.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
   RpcConnection,

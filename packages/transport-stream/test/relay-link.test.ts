@@ -20,8 +20,10 @@ class StagedProcess implements EnvironmentProcess {
   readonly #exited: Promise<ProcessExit>;
   #exit!: (exit: ProcessExit) => void;
   #lose!: (error: Error) => void;
-  /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing). */
+  /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing), acks aside. */
   readonly received: RelayEvent[] = [];
+  /** Request bytes the host acked, per connection. */
+  readonly acked = new Map<number, number>();
   /** The relay source the host sent ahead of its frames. */
   bootSource: string | undefined;
   stdinClosed = false;
@@ -51,7 +53,10 @@ class StagedProcess implements EnvironmentProcess {
           if (Number(length) !== encoder.encode(this.bootSource).length) throw new Error(`bad boot: ${text.slice(0, 40)}`);
           return;
         }
-        this.received.push(...decoder.push(chunk));
+        for (const event of decoder.push(chunk)) {
+          if (event.kind === "ack") this.acked.set(event.connection, (this.acked.get(event.connection) ?? 0) + event.bytes);
+          else this.received.push(event);
+        }
         this.#onReceive?.();
       },
       close: () => {
