@@ -2,8 +2,8 @@
  * `describeBackpressure()`: for transports whose guest end is a byte stream (a socket at
  * `CODECALL_RPC_SOCKET`), a guest that pipelines thousands of calls to a tool returning 1 MiB and
  * does not read the answers must not grow the host: the host's memory high-water mark stays under
- * a bound, and once the guest reads, every call is answered. The host is this test process, so
- * its own memory is what is measured.
+ * a bound, and once the guest reads, every call is answered; meanwhile the other connections are
+ * served. The host is this test process, so its own memory is what is measured.
  */
 import { expect, it } from "vitest";
 import type { Environment, Transport } from "@codecall/core";
@@ -24,13 +24,15 @@ export interface BackpressureSuiteOptions {
   interpreter?: string;
 }
 
-const CALLS = 2000;
+const CALLS = 1000;
 const ANSWER_BYTES = 1024 * 1024;
 /** How long the guest sends without reading: long enough for an unbounded host to take gigabytes. */
 const QUIET_SECONDS = 5;
 /** Growth of the host's memory allowed while the answers (2 GB in all) wait for the guest. */
 const MAX_GROWTH_BYTES = 200 * 1024 * 1024;
 const TIMEOUT_MS = 300_000;
+/** Twenty small calls: only a host (or relay) that lets one connection block the others takes long. */
+const NEIGHBOURS_TIMEOUT_MS = 90_000;
 
 export function describeBackpressure(options: BackpressureSuiteOptions): void {
   describeIntegration(`Backpressure: ${options.name}`, options.unavailableReason, () => {
@@ -60,6 +62,19 @@ export function describeBackpressure(options: BackpressureSuiteOptions): void {
       expect(growth.rss).toBeLessThan(MAX_GROWTH_BYTES);
       expect(growth.arrayBuffers).toBeLessThan(MAX_GROWTH_BYTES);
     }, TIMEOUT_MS);
+
+    it("answers other connections while one leaves its answers unread and another resets mid-answer", async () => {
+      const environment = await options.createEnvironment();
+      try {
+        const guest = await runGuest(environment, options.transport(), `${pipeliningGuest}\nstalled_neighbours(${CALLS}, ${ANSWER_BYTES})\n`, {
+          interpreter: options.interpreter ?? "python3",
+          timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
+        });
+        expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false, stdout: '{"answers": true}\n' });
+      } finally {
+        await environment.close();
+      }
+    }, NEIGHBOURS_TIMEOUT_MS);
   });
 }
 

@@ -158,8 +158,11 @@ class Relay:
             connection.closing = True
 
     def read_guest(self, connection):
+        room = REQUEST_WINDOW - connection.unacked
+        if room <= 0:
+            return  # the host acked less than this select was armed for; wait for its next ack
         try:
-            data = connection.sock.recv(min(CHUNK, REQUEST_WINDOW - connection.unacked))
+            data = connection.sock.recv(min(CHUNK, room))
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -251,12 +254,6 @@ class Relay:
                 key.data(events)
                 if self.done:
                     break
-        # Say goodbye to the host if it still listens; never wait for it.
-        if self.to_host and self.problem is None:
-            try:
-                os.write(1, self.to_host)
-            except OSError:
-                pass
 
     def shutdown(self):
         try:
