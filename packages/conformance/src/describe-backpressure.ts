@@ -28,8 +28,10 @@ const CALLS = 1000;
 const ANSWER_BYTES = 1024 * 1024;
 /** How long the guest sends without reading: long enough for an unbounded host to take gigabytes. */
 const QUIET_SECONDS = 5;
-/** Growth of the host's memory allowed while the answers (2 GB in all) wait for the guest. */
-const MAX_GROWTH_BYTES = 200 * 1024 * 1024;
+/** Growth of the host's buffers allowed while the answers (1 GB in all) wait for the guest. */
+const MAX_BUFFER_GROWTH_BYTES = 200 * 1024 * 1024;
+/** rss also holds garbage the JavaScript heap has not collected yet: a looser bound, still far below 1 GB. */
+const MAX_RSS_GROWTH_BYTES = 400 * 1024 * 1024;
 const TIMEOUT_MS = 300_000;
 /** Twenty small calls: only a host (or relay) that lets one connection block the others takes long. */
 const NEIGHBOURS_TIMEOUT_MS = 90_000;
@@ -59,8 +61,8 @@ export function describeBackpressure(options: BackpressureSuiteOptions): void {
       }
       const growth = { rss: peak.rss - baseline.rss, arrayBuffers: peak.arrayBuffers - baseline.arrayBuffers };
       console.info(`[codecall] ${options.name}: host memory growth rss ${mib(growth.rss)}, arrayBuffers ${mib(growth.arrayBuffers)}`);
-      expect(growth.rss).toBeLessThan(MAX_GROWTH_BYTES);
-      expect(growth.arrayBuffers).toBeLessThan(MAX_GROWTH_BYTES);
+      expect(growth.arrayBuffers).toBeLessThan(MAX_BUFFER_GROWTH_BYTES);
+      expect(growth.rss).toBeLessThan(MAX_RSS_GROWTH_BYTES);
     }, TIMEOUT_MS);
 
     it("answers other connections while one leaves its answers unread and another resets mid-answer", async () => {

@@ -55,8 +55,15 @@ def connect_and_send(frames):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(os.environ["CODECALL_RPC_SOCKET"])
     hello = request(0, "hello", {"token": os.environ["CODECALL_RPC_TOKEN"], "protocol": 1})
-    threading.Thread(target=sock.sendall, args=(hello + b"".join(frames),), daemon=True).start()
+    threading.Thread(target=send_quietly, args=(sock, hello + b"".join(frames)), daemon=True).start()
     return sock
+
+
+def send_quietly(sock, data):
+    try:
+        sock.sendall(data)
+    except OSError:
+        pass  # this process closed or reset the connection on purpose
 
 
 def stalled_neighbours(calls, size):
