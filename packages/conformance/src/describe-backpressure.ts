@@ -24,11 +24,11 @@ export interface BackpressureSuiteOptions {
   interpreter?: string;
 }
 
-const CALLS = 1000;
+const CALLS = 500;
 const ANSWER_BYTES = 1024 * 1024;
 /** How long the guest sends without reading: long enough for an unbounded host to take gigabytes. */
 const QUIET_SECONDS = 5;
-/** Growth of the host's buffers allowed while the answers (1 GB in all) wait for the guest. */
+/** Growth of the host's buffers allowed while the answers (500 MiB in all) wait for the guest. */
 const MAX_BUFFER_GROWTH_BYTES = 200 * 1024 * 1024;
 /** rss also holds garbage the JavaScript heap has not collected yet: a looser bound, still far below 1 GB. */
 const MAX_RSS_GROWTH_BYTES = 400 * 1024 * 1024;
