@@ -3,6 +3,7 @@
  * `describeEnvironment()`, every transport `describeTransport()`; third-party plugins run them
  * too, from their own vitest files.
  */
+export { describeBackpressure, type BackpressureSuiteOptions } from "./describe-backpressure.js";
 export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
 export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
 export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";

@@ -40,6 +40,7 @@ export {
 } from "./protocol/messages.js";
 export { FrameDecoder, type DecodedFrame } from "./protocol/frame-decoder.js";
 export { DEFAULT_MAX_JSON_DEPTH, measureJson, type JsonMeasure } from "./protocol/json-measure.js";
+export { CallFlow, DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, type CallFlowOptions } from "./protocol/call-flow.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
   RpcConnection,

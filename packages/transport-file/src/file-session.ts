@@ -25,6 +25,12 @@ export interface FileSessionOptions {
 const BACKOFF_FACTOR = 1.5;
 /** Requests one poll claims; the rest wait in `requests/` for the next poll. */
 const MAX_CLAIMS_PER_POLL = 256;
+/**
+ * Calls the host holds at once, from claim until their answers are written: their results live in
+ * host memory until then, so a guest that floods `requests/` cannot grow it; the rest wait as
+ * files in the environment.
+ */
+const MAX_CALLS_HELD = 32;
 /** Backstop inside the environment for one poll (it moves at most about one frame budget). */
 const POLL_TIMEOUT_MS = 120_000;
 
@@ -101,7 +107,8 @@ export class FileSession implements TransportSession {
       boundary,
       maxFileBytes,
       budgetBytes: maxFileBytes,
-      maxClaims: MAX_CLAIMS_PER_POLL,
+      // The answers this poll writes leave the host's hands with it.
+      maxClaims: Math.max(0, Math.min(MAX_CLAIMS_PER_POLL, MAX_CALLS_HELD - [...this.#dispatched].filter((id) => !responses.has(id)).length)),
       // Linger only when this poll answers every call in flight: then the guest is likely to send
       // its next call at once. With calls still running, it would only delay their answers.
       lingerMs: this.#dispatched.size <= responses.size ? this.#options.lingerMs : 0,

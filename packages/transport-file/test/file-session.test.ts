@@ -126,6 +126,29 @@ describe("file transport session (hand-written request files)", () => {
     expect((await response("slow")).result).toBe("opened");
   });
 
+  it("holds at most 32 calls at once however many requests wait, and answers them all", async () => {
+    // Each held call's result lives in host memory until a poll writes it: a flood of requests
+    // must wait as files in the environment instead.
+    await open();
+    let polls = 0;
+    spy.intercept((_command, _options, run) => {
+      polls += 1;
+      return run();
+    });
+    for (let i = 0; i < 100; i++) await call(`g${i}`, "gate", {});
+    await vi.waitFor(() => expect(gates.length).toBeGreaterThanOrEqual(32), { timeout: 20_000 });
+    const seen = polls;
+    await vi.waitFor(() => expect(polls).toBeGreaterThan(seen + 3), { timeout: 20_000 });
+    expect(gates).toHaveLength(32);
+    expect(await list("requests")).toHaveLength(68);
+    for (let answered = 0; answered < 100; ) {
+      await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0), { timeout: 20_000 });
+      answered += gates.length;
+      for (const open of gates.splice(0)) open();
+    }
+    for (let i = 0; i < 100; i++) expect((await response(`g${i}`)).result).toBe("opened");
+  }, 60_000);
+
   it("answers a second request under an id still in flight with its own error", async () => {
     await open();
     await call("twice", "gate", {});

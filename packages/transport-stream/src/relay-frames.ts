@@ -1,7 +1,9 @@
 /**
  * The framing between the host and the stream relay (see `guest/relay.py`): the relay greets once,
  * then both sides send `"<connection> <length>\n"` headers, each followed by exactly `length` bytes
- * of one guest connection's stream; length 0 means that connection closed.
+ * of one guest connection's stream; length 0 means that connection closed. Flow control is per
+ * connection: `"<connection> ack <count>\n"` says the receiver consumed `count` more bytes of that
+ * connection's data (the host: requests it has started; the relay: answers the guest has taken).
  *
  * The relay runs as the script's own user, so the script could write into its stdout: everything
  * read here is checked, and a frame is bounded, so garbage ends the link instead of the host.
@@ -15,16 +17,18 @@ export const MAX_RELAY_FRAME_BYTES = 1 << 20;
 
 /** Bytes of other output (a noisy login shell) tolerated before the greeting. */
 const MAX_PREAMBLE_BYTES = 4096;
-/** "4294967295 1048576\n" fits; a longer header is garbage. */
+/** "4294967295 ack 4294967295\n" fits; a longer header is garbage. */
 const MAX_HEADER_BYTES = 32;
 const HEADER = /^(\d{1,10}) (\d{1,8})$/;
+const ACK_HEADER = /^(\d{1,10}) ack (\d{1,10})$/;
 const NEWLINE = 0x0a;
 
 /** One thing the relay said. */
 export type RelayEvent =
   | { kind: "greeting" }
   | { kind: "data"; connection: number; data: Uint8Array }
-  | { kind: "closed"; connection: number };
+  | { kind: "closed"; connection: number }
+  | { kind: "ack"; connection: number; bytes: number };
 
 /** The relay's output broke the framing. */
 export class RelayProtocolError extends Error {
@@ -70,6 +74,8 @@ export class RelayFrameDecoder {
       const line = this.#takeLine(MAX_HEADER_BYTES, "in a frame header");
       if (line === undefined) return undefined;
       const header = decoder.decode(line);
+      const ack = ACK_HEADER.exec(header);
+      if (ack) return { kind: "ack", connection: Number(ack[1]), bytes: Number(ack[2]) };
       const match = HEADER.exec(header);
       if (!match) throw new RelayProtocolError(`the relay sent a bad frame header: ${JSON.stringify(header.slice(0, MAX_HEADER_BYTES))}`);
       const length = Number(match[2]);
@@ -122,6 +128,11 @@ export function encodeRelayBoot(source: Uint8Array): Uint8Array {
 export function encodeRelayFrame(connection: number, data: Uint8Array | string): Uint8Array {
   const payload = typeof data === "string" ? encoder.encode(data) : data;
   return withHeader(`${connection} ${payload.length}\n`, payload);
+}
+
+/** Tells the relay that `bytes` more of connection `connection`'s requests were consumed. */
+export function encodeRelayAck(connection: number, bytes: number): Uint8Array {
+  return encoder.encode(`${connection} ack ${bytes}\n`);
 }
 
 function withHeader(header: string, payload: Uint8Array): Uint8Array {

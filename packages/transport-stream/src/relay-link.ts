@@ -1,10 +1,18 @@
 /**
  * The host end of one run's relay: reads the relay's frames, gives every guest connection its own
- * dispatcher connection and frame decoder (exactly what the uds transport does per socket), and
+ * dispatcher connection and call flow (exactly what the uds transport does per socket), and
  * writes the answers back through the relay's stdin.
+ *
+ * Flow control is per connection, through the relay's acks: the host acks a connection's request
+ * bytes once every call they hold has started (so the relay forwards a bounded window of them),
+ * and the relay acks answer bytes once the guest has taken them (so the host starts no more of
+ * that connection's calls while its answers pile up). A guest that does not read holds back only
+ * itself, and the host's memory stays bounded.
  */
-import { FrameDecoder, type EnvironmentProcess, type ProcessExit, type RpcConnection, type RunContext } from "@codecall/core";
-import { encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
+import { CallFlow, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import { encodeRelayAck, encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
+
+const encoder = new TextEncoder();
 
 /** How much of the relay's stderr is kept for error messages. */
 const STDERR_TAIL_BYTES = 4096;
@@ -24,8 +32,11 @@ export class RelayStartError extends Error {
 
 /** One guest connection, as the host sees it through the relay. */
 interface GuestConnection {
-  rpc: RpcConnection;
-  frames: FrameDecoder;
+  flow: CallFlow;
+  /** Request bytes received and not yet acked to the relay. */
+  unackedRequests: number;
+  /** Answer bytes sent to the relay that the guest has not taken yet. */
+  unackedAnswers: number;
 }
 
 export class RelayLink {
@@ -86,6 +97,7 @@ export class RelayLink {
   /** Ends the relay: EOF on its stdin (it removes its socket and exits), then a kill if it lingers. */
   close(graceMs: number): Promise<void> {
     this.#closing ??= (async () => {
+      for (const connection of this.#connections.values()) connection.flow.close();
       this.#connections.clear();
       const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#ended]);
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -105,11 +117,12 @@ export class RelayLink {
         if (done) return;
         for (const event of decoder.push(value)) {
           if (event.kind === "greeting") this.#greet();
-          else if (event.kind === "closed") this.#connections.delete(event.connection);
+          else if (event.kind === "closed") this.#forget(event.connection);
+          else if (event.kind === "ack") this.#delivered(event.connection, event.bytes);
           else this.#receive(event.connection, event.data);
         }
-        // A guest that stops reading its answers fills the relay's stdin: stop reading requests
-        // until the answers drain, so the host's memory stays bounded.
+        // The relay reads its stdin whatever its guests do; a relay that falls behind holds up
+        // the reading of its frames until it catches up.
         await this.#writer.ready;
       }
     } catch (error) {
@@ -126,20 +139,57 @@ export class RelayLink {
   #receive(id: number, data: Uint8Array): void {
     let connection = this.#connections.get(id);
     if (connection === undefined) {
-      connection = { rpc: this.#run.dispatcher.createConnection(), frames: new FrameDecoder(this.#run.maxFrameBytes) };
+      connection = this.#open(id);
       this.#connections.set(id, connection);
     }
-    const { rpc } = connection;
-    for (const decoded of connection.frames.push(data)) {
-      if (decoded.kind === "oversized") this.#send(id, rpc.rejectOversizedFrame(decoded.prefix, decoded.bytes, this.#run.maxFrameBytes));
-      else void rpc.handleFrame(decoded.line).then((answer) => this.#send(id, answer));
-    }
+    connection.unackedRequests += data.length;
+    connection.flow.push(data);
+    if (connection.flow.wantsInput) this.#ackRequests(id, connection);
   }
 
-  #send(id: number, answer: string): void {
+  #open(id: number): GuestConnection {
+    const connection: GuestConnection = {
+      unackedRequests: 0,
+      unackedAnswers: 0,
+      flow: new CallFlow({
+        rpc: this.#run.dispatcher.createConnection(),
+        maxFrameBytes: this.#run.maxFrameBytes,
+        send: (answer) => {
+          const payload = encoder.encode(answer);
+          connection.unackedAnswers += payload.length;
+          this.#write(encodeRelayFrame(id, payload));
+        },
+        pendingBytes: () => connection.unackedAnswers,
+        onWantsInput: () => this.#ackRequests(id, connection),
+      }),
+    };
+    return connection;
+  }
+
+  /** The relay forwards more of this connection's requests once the host has taken these. */
+  #ackRequests(id: number, connection: GuestConnection): void {
+    if (connection.unackedRequests === 0 || this.#connections.get(id) !== connection) return;
+    this.#write(encodeRelayAck(id, connection.unackedRequests));
+    connection.unackedRequests = 0;
+  }
+
+  /** The guest took `bytes` of its answers: more of its calls may start. */
+  #delivered(id: number, bytes: number): void {
+    const connection = this.#connections.get(id);
+    if (connection === undefined) return;
+    connection.unackedAnswers = Math.max(0, connection.unackedAnswers - bytes);
+    connection.flow.pump();
+  }
+
+  #forget(id: number): void {
+    this.#connections.get(id)?.flow.close();
+    this.#connections.delete(id);
+  }
+
+  #write(frame: Uint8Array): void {
     if (this.#closing || this.#exit || this.#lost) return;
     // A failed write means the relay is gone; its exit is what the guest and the run notice.
-    this.#writer.write(encodeRelayFrame(id, answer)).catch(() => {});
+    this.#writer.write(frame).catch(() => {});
   }
 
   async #readStderr(): Promise<void> {

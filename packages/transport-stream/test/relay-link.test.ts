@@ -1,9 +1,9 @@
 // The host end of the relay against a hand-driven process: the relay's stdout is written by the
 // test, its stdin read by it, so routing, garbage, silence and exits can be staged exactly.
-import { describe, expect, it } from "vitest";
-import { defineTool, RpcDispatcher, RpcErrorCode, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import { describe, expect, it, vi } from "vitest";
+import { DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, defineTool, RpcDispatcher, RpcErrorCode, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
-import { encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
+import { encodeRelayAck, encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
 import { RelayLink } from "../src/relay-link.js";
 
 const TOKEN = "t".repeat(64);
@@ -20,8 +20,10 @@ class StagedProcess implements EnvironmentProcess {
   readonly #exited: Promise<ProcessExit>;
   #exit!: (exit: ProcessExit) => void;
   #lose!: (error: Error) => void;
-  /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing). */
+  /** What the host wrote to the relay, decoded (the host's frames use the relay's own framing), acks aside. */
   readonly received: RelayEvent[] = [];
+  /** Request bytes the host acked, per connection. */
+  readonly acked = new Map<number, number>();
   /** The relay source the host sent ahead of its frames. */
   bootSource: string | undefined;
   stdinClosed = false;
@@ -51,7 +53,10 @@ class StagedProcess implements EnvironmentProcess {
           if (Number(length) !== encoder.encode(this.bootSource).length) throw new Error(`bad boot: ${text.slice(0, 40)}`);
           return;
         }
-        this.received.push(...decoder.push(chunk));
+        for (const event of decoder.push(chunk)) {
+          if (event.kind === "ack") this.acked.set(event.connection, (this.acked.get(event.connection) ?? 0) + event.bytes);
+          else this.received.push(event);
+        }
         this.#onReceive?.();
       },
       close: () => {
@@ -101,13 +106,19 @@ class StagedProcess implements EnvironmentProcess {
 }
 
 function runContext(maxFrameBytes = 1 << 20): RunContext {
+  const blob = defineTool({
+    name: "blob",
+    description: "Returns 256 KiB (the decoder of the staged relay takes frames of at most 1 MiB).",
+    parameters: { type: "object", properties: {} },
+    execute: () => "x".repeat(256 * 1024),
+  });
   const echo = defineTool({
     name: "echo",
     description: "Returns its text.",
     parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
     execute: ({ text }: { text: string }) => text,
   });
-  const dispatcher = new RpcDispatcher({ tools: [echo], token: TOKEN, environment: createEnvironment(), runId: "test", maxToolCalls: 10 });
+  const dispatcher = new RpcDispatcher({ tools: [echo, blob], token: TOKEN, environment: createEnvironment(), runId: "test", maxToolCalls: 100 });
   return { runId: "test", runDir: "/nowhere", token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" };
 }
 
@@ -202,5 +213,39 @@ describe("relay link", () => {
     await link.close(50);
     expect(relay.stdinClosed).toBe(true);
     expect(relay.kills).toBe(1);
+  });
+
+  it("sends a connection's answers only as the relay acks them, without holding up other connections", async () => {
+    const relay = new StagedProcess();
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    // Connection 1 pipelines 40 calls for 256 KiB each and acks nothing; connection 2 makes one call.
+    const flood = hello(0) + Array.from({ length: 40 }, (_, i) => line(i + 1, "tools/call", { name: "blob", arguments: {} })).join("");
+    await relay.say(encodeRelayFrame(1, flood));
+    await relay.say(encodeRelayFrame(2, hello(0) + call(1, "not held up")));
+    await vi.waitFor(() => expect(relay.received.filter((event) => event.kind === "data" && event.connection === 2)).toHaveLength(2), { timeout: 10_000 });
+    const sentTo = (id: number) => relay.received.filter((event): event is Extract<RelayEvent, { kind: "data" }> => event.kind === "data" && event.connection === id);
+    // At most the running calls' answers and the unacked window: the rest wait for acks, and
+    // connection 1's requests are not acked while they wait, so the relay reads no more of them.
+    const unacked = sentTo(1).reduce((total, event) => total + event.data.length, 0);
+    expect(unacked).toBeLessThanOrEqual((DEFAULT_MAX_RUNNING_CALLS + 1) * 300 * 1024 + DEFAULT_MAX_PENDING_ANSWER_BYTES);
+    expect(sentTo(1).length).toBeLessThan(41);
+    expect(relay.acked.get(1)).toBeUndefined();
+    expect(relay.acked.get(2)).toBe(encoder.encode(hello(0) + call(1, "not held up")).length);
+    // The guest reads: every ack lets more answers through, until all 41 arrived.
+    let acked = 0;
+    while (sentTo(1).length < 41) {
+      const sent = sentTo(1).reduce((total, event) => total + event.data.length, 0);
+      if (sent > acked) {
+        await relay.say(encodeRelayAck(1, sent - acked));
+        acked = sent;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(new Set(sentTo(1).map((event) => JSON.parse(new TextDecoder().decode(event.data)).id)).size).toBe(41);
+    expect(relay.acked.get(1)).toBe(encoder.encode(flood).length);
+    relay.exit(0);
+    await link.close(1000);
   });
 });

@@ -6,7 +6,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
-import { FrameDecoder, PYTHON_SOCKET_CLIENT, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import { CallFlow, PYTHON_SOCKET_CLIENT, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH = 100;
@@ -95,25 +95,28 @@ class UdsServer {
 
   #serve(socket: Socket): void {
     this.#sockets.add(socket);
-    const connection = this.#run.dispatcher.createConnection();
-    const decoder = new FrameDecoder(this.#run.maxFrameBytes);
-    const send = (frame: string) => {
-      if (socket.destroyed) return;
-      // A guest that stops reading its answers must not grow the host's memory: stop reading its
-      // requests until it catches up.
-      if (!socket.write(frame) && !socket.isPaused()) {
-        socket.pause();
-        socket.once("drain", () => socket.resume());
-      }
-    };
-    socket.on("data", (chunk: Buffer) => {
-      for (const decoded of decoder.push(chunk)) {
-        if (decoded.kind === "oversized") send(connection.rejectOversizedFrame(decoded.prefix, decoded.bytes, this.#run.maxFrameBytes));
-        else void connection.handleFrame(decoded.line).then(send);
-      }
+    // A guest that stops reading its answers must not grow the host's memory: the flow starts
+    // calls only while few run and few answers wait in the socket, and the socket is not read
+    // while decoded requests wait to start.
+    const flow = new CallFlow({
+      rpc: this.#run.dispatcher.createConnection(),
+      maxFrameBytes: this.#run.maxFrameBytes,
+      send: (answer) => {
+        if (!socket.destroyed) socket.write(answer);
+      },
+      pendingBytes: () => socket.writableLength,
+      onWantsInput: () => socket.resume(),
     });
+    socket.on("data", (chunk: Buffer) => {
+      flow.push(chunk);
+      if (!flow.wantsInput) socket.pause();
+    });
+    socket.on("drain", () => flow.pump());
     socket.on("error", () => socket.destroy());
-    socket.on("close", () => this.#sockets.delete(socket));
+    socket.on("close", () => {
+      flow.close();
+      this.#sockets.delete(socket);
+    });
   }
 }
 

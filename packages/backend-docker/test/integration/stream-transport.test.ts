@@ -1,8 +1,8 @@
 // The stream transport in containers: its relay runs in a long-lived exec and the script's tool
 // calls cross one hijacked exec connection instead of polling — the transport "auto" picks here.
 import { expect, it } from "vitest";
-import { executeCode, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import { defineTool, executeCode, resolveTransports } from "@codecall/core";
+import { describeBackpressure, describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
@@ -15,6 +15,13 @@ describeTransport({
   malformedInput: SOCKET_MALFORMED_INPUT,
   unavailableReason: dockerUnavailable,
   testTimeoutMs: 120_000,
+});
+
+describeBackpressure({
+  name: "stream on docker",
+  transport: () => createTransport(),
+  createEnvironment: () => createEnvironment({ image: TEST_IMAGE }),
+  unavailableReason: dockerUnavailable,
 });
 
 describeExecution({
@@ -35,4 +42,36 @@ describeIntegration("transport auto on docker", dockerUnavailable, () => {
     expect(result).toMatchObject({ status: "success", output: "hi\n", transport: "stream" });
     expect(result.transportsSkipped).toBeUndefined();
   }, 120_000);
+});
+
+describeIntegration("stream relay under process pressure", dockerUnavailable, () => {
+  it("answers 200 forked workers at once in a container limited to 512 processes", async () => {
+    // Each worker holds two tasks (itself and its client's reader thread): a relay that needs a
+    // thread per connection as well runs out of pids, and a failed thread start used to stop it.
+    await using environment = await createEnvironment({ image: TEST_IMAGE, pidsLimit: 512 });
+    const code = `
+import multiprocessing, os
+from codecall import echo
+context = multiprocessing.get_context("fork")
+everyone = context.Barrier(200)
+def work(i):
+    first = echo(f"a{i}")["text"]
+    everyone.wait()  # all 200 connections are open at once
+    second = echo(f"b{i}")["text"]
+    os._exit(0 if (first, second) == (f"a{i}", f"b{i}") else 1)
+workers = [context.Process(target=work, args=(i,)) for i in range(200)]
+for worker in workers: worker.start()
+for worker in workers: worker.join()
+print(sum(worker.exitcode == 0 for worker in workers))
+`;
+    const echo = defineTool({
+      name: "echo",
+      description: "Returns its text.",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      execute: ({ text }: { text: string }) => ({ text }),
+    });
+    const result = await executeCode({ code, environment, transport: createTransport(), tools: [echo], limits: { timeoutMs: 90_000, maxToolCalls: 1000 } });
+    expect(result).toMatchObject({ status: "success", output: "200\n", transport: "stream" });
+    expect(result.toolCallsMade).toBe(400);
+  }, 180_000);
 });

@@ -1,5 +1,5 @@
 import { createEnvironment } from "@codecall/backend-local";
-import { describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import { describeBackpressure, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
 import { createTransport } from "../../src/index.js";
 
 describeTransport({
@@ -7,4 +7,10 @@ describeTransport({
   transport: () => createTransport(),
   createEnvironment: () => createEnvironment(),
   malformedInput: SOCKET_MALFORMED_INPUT,
+});
+
+describeBackpressure({
+  name: "uds on local",
+  transport: () => createTransport(),
+  createEnvironment: () => createEnvironment(),
 });

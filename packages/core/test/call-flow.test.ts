@@ -1,0 +1,90 @@
+import { describe, expect, it, vi } from "vitest";
+import { CallFlow } from "../src/protocol/call-flow.js";
+import { defineTool } from "../src/tool.js";
+import { call, decode, makeDispatcher, openConnection } from "./support/rpc.js";
+
+const encoder = new TextEncoder();
+
+/** A flow over a connection whose "socket" the test drains by hand; `gate` calls wait for the test. */
+async function staged(options: { maxRunning?: number; maxPendingBytes?: number } = {}) {
+  const gates: (() => void)[] = [];
+  const gate = defineTool({
+    name: "gate",
+    description: "Returns its text once the test opens it.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: ({ text }: { text: string }) => new Promise<string>((resolve) => gates.push(() => resolve(text))),
+  });
+  const dispatcher = makeDispatcher({ tools: [gate], maxToolCalls: 1000 });
+  const sent: string[] = [];
+  let pending = 0;
+  let wantsInput = 0;
+  const flow = new CallFlow({
+    rpc: await openConnection(dispatcher),
+    maxFrameBytes: 1 << 20,
+    send: (answer) => {
+      sent.push(answer);
+      pending += answer.length;
+    },
+    pendingBytes: () => pending,
+    onWantsInput: () => (wantsInput += 1),
+    ...options,
+  });
+  const deliver = () => {
+    pending = 0;
+    flow.pump();
+  };
+  return { flow, gates, sent, deliver, wantsInput: () => wantsInput };
+}
+
+const calls = (from: number, count: number, text = "x") =>
+  encoder.encode(Array.from({ length: count }, (_, i) => `${call(from + i, "gate", { text })}\n`).join(""));
+
+describe("CallFlow", () => {
+  it("runs at most maxRunning calls, holds the rest, and asks for input once they all started", async () => {
+    const { flow, gates, sent, wantsInput } = await staged({ maxRunning: 3 });
+    flow.push(calls(1, 10));
+    await vi.waitFor(() => expect(gates).toHaveLength(3));
+    expect(flow.wantsInput).toBe(false);
+    for (let opened = 0; opened < 10; opened += 1) {
+      await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0));
+      expect(flow.running).toBeLessThanOrEqual(3);
+      gates.shift()!();
+    }
+    await vi.waitFor(() => expect(sent).toHaveLength(10));
+    expect(flow.wantsInput).toBe(true);
+    expect(wantsInput()).toBe(1);
+    expect(new Set(sent.map((answer) => decode(answer).id))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => i + 1)));
+  });
+
+  it("starts no call while maxPendingBytes of answers wait undelivered, and goes on once they are", async () => {
+    const { flow, gates, sent, deliver } = await staged({ maxPendingBytes: 1000 });
+    flow.push(calls(1, 5, "y".repeat(2000)));
+    await vi.waitFor(() => expect(gates).toHaveLength(5));
+    gates.splice(0).forEach((open) => open());
+    await vi.waitFor(() => expect(sent).toHaveLength(5));
+    // 10 KB of answers wait: these five calls must not start until they are delivered.
+    flow.push(calls(6, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(gates).toHaveLength(0);
+    expect(flow.wantsInput).toBe(false);
+    deliver();
+    await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0));
+    while (sent.length < 10) {
+      gates.splice(0).forEach((open) => open());
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      deliver();
+    }
+    expect(flow.wantsInput).toBe(true);
+  });
+
+  it("drops queued calls and running calls' answers once closed", async () => {
+    const { flow, gates, sent } = await staged({ maxRunning: 1 });
+    flow.push(calls(1, 3));
+    await vi.waitFor(() => expect(gates).toHaveLength(1));
+    flow.close();
+    gates.shift()!();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(sent).toEqual([]);
+    expect(gates).toHaveLength(0);
+  });
+});
