@@ -5,8 +5,9 @@
  * reader runs (deterministic), and in a tight loop inside the environment — and asserts on the
  * bytes that crossed to the host: no `readFile` ever returns more than the cap.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { CodecallError, shellQuote as q, type Environment, type ExecOptions, type ExecResult, type ReadFileOptions } from "@codecall/core";
+import { describeIntegration } from "./integration.js";
 
 /** Reads `path` through `environment` the way the code under test does (a tool call, say). */
 export type CappedReader = (environment: Environment, path: string) => Promise<unknown>;
@@ -24,6 +25,8 @@ export interface ReadRaceSuiteOptions {
   rounds?: number;
   /** Per-test timeout in ms (default 120 s). */
   timeoutMs?: number;
+  /** Why the backend's service is missing; the suite then skips (or fails under CODECALL_REQUIRE_INTEGRATION=1). */
+  unavailableReason?: string | undefined;
 }
 
 /** What an environment handed to the host through `readFile`. */
@@ -40,7 +43,7 @@ export function describeReadRace(options: ReadRaceSuiteOptions): void {
   const timeout = options.timeoutMs ?? 120_000;
   const rounds = options.rounds ?? 40;
 
-  describe(`size caps under a symlink swap: ${options.name}`, () => {
+  describeIntegration(`size caps under a symlink swap: ${options.name}`, options.unavailableReason, () => {
     let environment: Environment;
     let dir: string;
     let link: string;
