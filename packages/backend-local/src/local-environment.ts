@@ -3,7 +3,7 @@
  * own process group. Timeouts, aborts and `close()` end whole process trees.
  */
 import { spawn as spawnChild } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -17,10 +17,12 @@ import {
   type EnvironmentCapabilities,
   type ExecOptions,
   type ExecResult,
+  type ReadFileOptions,
   type SpawnOptions,
   type WriteFileOptions,
 } from "@codecall/core";
 import { LocalProcess } from "./local-process.js";
+import { readLocalFile } from "./read-local-file.js";
 
 export interface LocalEnvironmentOptions {
   /** Default working directory of commands and base of relative paths (default: `process.cwd()`). */
@@ -100,17 +102,9 @@ export class LocalEnvironment implements Environment {
     if (options.mode !== undefined) await chmod(target, options.mode);
   }
 
-  async readFile(filePath: string): Promise<Uint8Array> {
+  async readFile(filePath: string, options?: ReadFileOptions): Promise<Uint8Array> {
     this.#assertOpen();
-    const target = this.resolve(filePath);
-    try {
-      return await readFile(target);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") throw new CodecallError("FILE_NOT_FOUND", `No such file: ${target}`, { cause: error });
-      if (code === "EISDIR") throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${target}`, { cause: error });
-      throw error;
-    }
+    return readLocalFile(this.resolve(filePath), options);
   }
 
   async tempDir(): Promise<string> {

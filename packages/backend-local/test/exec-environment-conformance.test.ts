@@ -2,11 +2,15 @@
 // through the plainest real exec primitive there is — a local process started from an argv — so
 // the remote wrapper's semantics are proven by the full conformance suite without any service.
 import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { once } from "node:events";
 import { constants } from "node:os";
 import { Readable, Writable } from "node:stream";
-import { ExecEnvironment, type StartExec } from "@codecall/core";
+import { CodecallError, ExecEnvironment, type StartExec } from "@codecall/core";
 import { describeEnvironment } from "@codecall/conformance";
+import { expect, it } from "vitest";
 
 const startLocalExec: StartExec = async ({ argv }) => {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
@@ -28,4 +32,19 @@ describeEnvironment({
   name: "ExecEnvironment over local argv exec",
   create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec }),
   capabilities: { hostSockets: false, streamingStdio: true },
+});
+
+it("refuses a helper command's output over its bound instead of holding it (a replaced env)", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "codecall-fake-env-"));
+  try {
+    // An `env` a script put first on PATH, printing 64 MB where an environment block is expected.
+    await writeFile(path.join(dir, "env"), "#!/bin/sh\nexec head -c 67108864 /dev/zero\n", { mode: 0o755 });
+    const fake: StartExec = ({ argv, ...rest }) => startLocalExec({ ...rest, argv: ["env", `PATH=${dir}:${process.env.PATH}`, ...argv] });
+    const environment = new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: fake });
+    const error = await environment.defaultEnv().catch((caught: unknown) => caught);
+    expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);
+    await environment.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

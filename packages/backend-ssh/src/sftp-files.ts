@@ -2,11 +2,12 @@
  * Files over the connection's SFTP session: binary-safe, no process started on the host, and
  * requests pipelined on one channel. Semantics match core's exec-based fallback: parent
  * directories are created, `mode` is applied (also to an existing file), a missing file is
- * `FILE_NOT_FOUND` and a directory `INVALID_PATH`.
+ * `FILE_NOT_FOUND` and a directory `INVALID_PATH`. Reads go through one open handle, chunk by
+ * chunk, so `maxBytes` bounds what crosses the connection whatever the file does meanwhile.
  */
 import { posix } from "node:path";
-import { CodecallError, type NativeFiles, type WriteFileOptions } from "@codecall/core";
-import type { SFTPWrapper } from "ssh2";
+import { CodecallError, readBounded, type NativeFiles, type ReadFileOptions, type WriteFileOptions } from "@codecall/core";
+import type { SFTPWrapper, Stats } from "ssh2";
 
 /** SFTP status codes (draft-ietf-secsh-filexfer-02), the ones that matter here. */
 const NO_SUCH_FILE = 2;
@@ -30,18 +31,36 @@ export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFile
       if (options.mode !== undefined) await call<void>((done) => session.chmod(path, options.mode!, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
     },
 
-    async readFile(path: string): Promise<Uint8Array> {
+    async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
       const session = await sftp();
+      const handle = await openForReading(session, path);
       try {
-        return await call<Buffer>((done) => session.readFile(path, done));
-      } catch (error) {
-        if (statusOf(error) !== NO_SUCH_FILE && (await isDirectory(session, path))) {
-          throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
-        }
-        throw fileError(error, path);
+        const stats = await call<Stats>((done) => session.fstat(handle, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
+        if (stats.isDirectory()) throw directoryError(path);
+        const readAt = (into: Uint8Array, position: number) =>
+          call<number>((done) => session.read(handle, Buffer.from(into.buffer, into.byteOffset, into.byteLength), 0, into.byteLength, position, done)).catch(
+            (error: unknown) => Promise.reject(fileError(error, path)),
+          );
+        return await readBounded(readAt, { path, maxBytes: options.maxBytes, sizeHint: stats.size });
+      } finally {
+        await call<void>((done) => session.close(handle, done)).catch(() => {});
       }
     },
   };
+}
+
+/** An SFTP handle on `path`; a directory some servers refuse to open is `INVALID_PATH`. */
+async function openForReading(session: SFTPWrapper, path: string): Promise<Buffer> {
+  try {
+    return await call<Buffer>((done) => session.open(path, "r", done));
+  } catch (error) {
+    if (statusOf(error) !== NO_SUCH_FILE && (await isDirectory(session, path))) throw directoryError(path);
+    throw fileError(error, path);
+  }
+}
+
+function directoryError(path: string): CodecallError {
+  return new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
 }
 
 /** `mkdir -p` over SFTP; tolerates directories that exist already or appear concurrently. */

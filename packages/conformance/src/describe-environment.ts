@@ -313,6 +313,32 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         expect(CodecallError.isInstance(error, "FILE_NOT_FOUND")).toBe(true);
       }, timeout);
 
+      it("reads a file of exactly maxBytes whole, binary-safe", async () => {
+        const bytes = Uint8Array.from({ length: 1000 }, (_, index) => (index * 7 + 3) % 256);
+        await environment.writeFile(`${scratch}/bounded.bin`, bytes);
+        expect(Array.from(await environment.readFile(`${scratch}/bounded.bin`, { maxBytes: 1000 }))).toEqual(Array.from(bytes));
+        expect(Array.from(await environment.readFile(`${scratch}/bounded.bin`, { maxBytes: 5000 }))).toEqual(Array.from(bytes));
+        await environment.writeFile(`${scratch}/empty.bin`, "");
+        expect((await environment.readFile(`${scratch}/empty.bin`, { maxBytes: 0 })).length).toBe(0);
+      }, timeout);
+
+      it("refuses a file over maxBytes with FILE_TOO_LARGE", async () => {
+        await environment.writeFile(`${scratch}/over.bin`, new Uint8Array(1001));
+        const error = await environment.readFile(`${scratch}/over.bin`, { maxBytes: 1000 }).catch((caught: unknown) => caught);
+        expect(CodecallError.isInstance(error, "FILE_TOO_LARGE")).toBe(true);
+        expect((error as CodecallError).details).toMatchObject({ limit: 1000 });
+        // A big (sparse) file made inside the environment: refused, not carried to the host.
+        await environment.execute(`dd if=/dev/null of=${q(`${scratch}/huge.bin`)} bs=1 count=0 seek=268435456 2>/dev/null`);
+        const huge = await environment.readFile(`${scratch}/huge.bin`, { maxBytes: 4096 }).catch((caught: unknown) => caught);
+        expect(CodecallError.isInstance(huge, "FILE_TOO_LARGE")).toBe(true);
+      }, timeout);
+
+      it("applies maxBytes with the read itself, not with a size it was told", async () => {
+        // A device claims 0 bytes and never ends: only a read that stops at the bound returns.
+        const error = await environment.readFile("/dev/zero", { maxBytes: 4096 }).catch((caught: unknown) => caught);
+        expect(CodecallError.isInstance(error, "FILE_TOO_LARGE")).toBe(true);
+      }, timeout);
+
       it("makes a new private temp dir each time", async () => {
         const [first, second] = await Promise.all([environment.tempDir(), environment.tempDir()]);
         expect(first).not.toBe(second);

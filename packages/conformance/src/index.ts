@@ -7,5 +7,6 @@ export { describeBackpressure, type BackpressureSuiteOptions } from "./describe-
 export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
 export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
 export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";
+export { describeReadRace, type CappedReader, type ReadRaceSuiteOptions } from "./describe-read-race.js";
 export { describeIntegration, integrationRequired } from "./integration.js";
 export { SOCKET_MALFORMED_INPUT } from "./socket-malformed-input.js";

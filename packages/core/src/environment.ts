@@ -96,6 +96,18 @@ export interface WriteFileOptions {
   mode?: number;
 }
 
+/** Options of `readFile`. */
+export interface ReadFileOptions {
+  /**
+   * The most bytes the caller accepts. The read itself stops after `maxBytes + 1` bytes and
+   * rejects with `FILE_TOO_LARGE` (details: `path`, `limit`, and `size` when the backend knows
+   * it), so host memory stays bounded by the cap even when the file grows or is swapped for
+   * another between a size check and the read. Without it the whole file is read: set it
+   * whenever the file is not yours.
+   */
+  maxBytes?: number;
+}
+
 /** An execution environment. Obtain one from a backend package or the resolver. */
 export interface Environment extends AsyncDisposable {
   /** Which backend made this environment: "local", "docker", "ssh", ... */
@@ -112,8 +124,11 @@ export interface Environment extends AsyncDisposable {
   spawn(command: string, options?: SpawnOptions): Promise<EnvironmentProcess>;
   /** Writes a file (binary-safe), creating missing parent directories. */
   writeFile(path: string, data: Uint8Array | string, options?: WriteFileOptions): Promise<void>;
-  /** Reads a whole file. Rejects with `FILE_NOT_FOUND` when it does not exist. */
-  readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Reads a whole file (binary-safe). Rejects with `FILE_NOT_FOUND` when it does not exist,
+   * `INVALID_PATH` for a directory, and `FILE_TOO_LARGE` when it holds more than `maxBytes`.
+   */
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array>;
   /** Creates a new, empty directory that only the environment's user can enter (0700). */
   tempDir(): Promise<string>;
   /** Removes a file or a whole directory tree; succeeds when nothing is there. */

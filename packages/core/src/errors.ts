@@ -17,6 +17,7 @@ export type CodecallErrorCode =
   | "ENVIRONMENT_CLOSED"
   | "ENVIRONMENT_FAILED"
   | "FILE_NOT_FOUND"
+  | "FILE_TOO_LARGE"
   | "INVALID_PATH"
   | "INVALID_TOOL"
   | "TRANSPORT_FAILED";

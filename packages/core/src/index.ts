@@ -11,6 +11,7 @@ export type {
   ExecResult,
   KillOptions,
   ProcessExit,
+  ReadFileOptions,
   SpawnOptions,
   WriteFileOptions,
 } from "./environment.js";
@@ -98,3 +99,4 @@ export {
 } from "./remote/remote-command.js";
 export { RemoteExecutor, RemoteProcess, type ExecChannel, type ExecRequest, type RemoteExecutorOptions, type StartExec } from "./remote/remote-executor.js";
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
+export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type ReadAt } from "./files/bounded-read.js";

@@ -75,12 +75,20 @@ export async function probeFile(environment: Environment, target: string, shown:
   throw new CodecallError("ENVIRONMENT_FAILED", `Could not inspect ${shown}: ${why}`, { details: { path: shown } });
 }
 
-/** `environment.readFile`, with a missing file reported as "File not found: shown". */
-export async function readBytes(environment: Environment, target: string, shown: string): Promise<Uint8Array> {
+/**
+ * `environment.readFile` with the cap applied by the read itself: however the file changed since
+ * {@link probeFile} measured it (a swapped symlink), no more than `maxBytes + 1` bytes reach the
+ * host. A missing file is "File not found: shown"; one over the cap gets {@link assertSize}'s message.
+ */
+export async function readBytes(environment: Environment, target: string, shown: string, maxBytes: number, tool: string): Promise<Uint8Array> {
   try {
-    return await environment.readFile(target);
+    return await environment.readFile(target, { maxBytes });
   } catch (error) {
     if (CodecallError.isInstance(error, "FILE_NOT_FOUND")) throw fileNotFound(shown, error);
+    if (CodecallError.isInstance(error, "FILE_TOO_LARGE")) {
+      const size = error.details.size;
+      throw tooLarge(shown, typeof size === "number" ? size : undefined, maxBytes, tool, error);
+    }
     if (CodecallError.isInstance(error)) throw error;
     throw new CodecallError("ENVIRONMENT_FAILED", `Could not read ${shown}: ${errorMessage(error)}`, { cause: error, details: { path: shown } });
   }
@@ -96,14 +104,18 @@ export function fileNotFound(shown: string, cause?: unknown): CodecallError {
 
 /** Refuses a file over `maxBytes`, pointing at terminal commands that read parts of it. */
 export function assertSize(info: FileInfo, maxBytes: number, shown: string, tool: string): void {
-  if (info.size <= maxBytes) return;
+  if (info.size > maxBytes) throw tooLarge(shown, info.size, maxBytes, tool);
+}
+
+/** `FILE_TOO_LARGE` for a tool, with terminal commands that read parts of the file; `size` when known. */
+function tooLarge(shown: string, size: number | undefined, maxBytes: number, tool: string, cause?: unknown): CodecallError {
   const q = shellQuote(shown);
-  throw new CodecallError(
-    "INVALID_PATH",
-    `${shown} is ${formatBytes(info.size)}, over the ${formatBytes(maxBytes)} limit of ${tool}. ` +
+  return new CodecallError(
+    "FILE_TOO_LARGE",
+    `${shown} is ${size === undefined ? "larger than" : `${formatBytes(size)}, over`} the ${formatBytes(maxBytes)} limit of ${tool}. ` +
       `Work on parts of it with terminal instead, e.g. terminal("head -n 200 ${q}"), ` +
       `terminal("sed -n '1000,1200p' ${q}") or terminal("grep -n PATTERN ${q}").`,
-    { details: { path: shown, size: info.size, limit: maxBytes } },
+    { ...(cause === undefined ? {} : { cause }), details: { path: shown, ...(size === undefined ? {} : { size }), limit: maxBytes } },
   );
 }
 

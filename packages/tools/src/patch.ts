@@ -65,7 +65,7 @@ export function createPatchTool(options: BuiltinToolsOptions = {}): BuiltinTool<
       const environment = context.environment;
       const target = await expandHome(environment, path);
       assertSize(await probeFile(environment, target, path, context.signal), limits.maxFileBytes, path, "patch");
-      const bytes = await readBytes(environment, target, path);
+      const bytes = await readBytes(environment, target, path, limits.maxFileBytes, "patch");
       if (looksBinary(bytes)) throw binaryFile(path, "patch");
       const text = decodeStrict(bytes, path);
 

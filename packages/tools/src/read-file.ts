@@ -2,7 +2,8 @@
  * `read_file`: a window of a text file, as numbered lines (`     1|text`).
  *
  * The size is asked of the environment first, so a huge file is refused (with terminal commands
- * to read parts of it) before a byte crosses to the host. Binary files (NUL bytes) are refused.
+ * to read parts of it) before a byte crosses to the host; the read itself carries the cap too, so
+ * a file swapped for a bigger one after that check still costs the host at most the cap. Binary files (NUL bytes) are refused.
  * Lines longer than the cap are cut with a marker; a trailing `\r` (CRLF files) is not shown.
  */
 import { assertSize, binaryFile, checkPath, expandHome, looksBinary, probeFile, readBytes, throwIfAborted } from "./files.js";
@@ -87,7 +88,7 @@ export function createReadFileTool(options: BuiltinToolsOptions = {}): BuiltinTo
       const environment = context.environment;
       const target = await expandHome(environment, path);
       assertSize(await probeFile(environment, target, path, context.signal), limits.maxFileBytes, path, "read_file");
-      const bytes = await readBytes(environment, target, path);
+      const bytes = await readBytes(environment, target, path, limits.maxFileBytes, "read_file");
       throwIfAborted(context.signal);
       if (looksBinary(bytes)) throw binaryFile(path, "read_file");
 

@@ -7,7 +7,7 @@
  */
 import { encodeFrame, newRunToken, rpcError, RpcErrorCode, type Environment, type RunContext, type TransportSession } from "@codecall/core";
 import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
-import { parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
+import { maxPollOutputBytes, parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
 
 /** How a session paces its polls and how long it waits when closing. */
 export interface FileSessionOptions {
@@ -102,13 +102,13 @@ export class FileSession implements TransportSession {
     this.#acks.clear();
     const boundary = newRunToken();
     const maxFileBytes = this.#run.maxFrameBytes + TOKEN_LINE_BYTES;
+    // The answers this poll writes leave the host's hands with it.
+    const held = [...this.#dispatched].filter((id) => !responses.has(id)).length;
+    const limits = { maxFileBytes, budgetBytes: maxFileBytes, maxClaims: Math.max(0, Math.min(MAX_CLAIMS_PER_POLL, MAX_CALLS_HELD - held)) };
     const { command, stdin } = pollCommand({
       rpcDir: this.#rpcDir,
       boundary,
-      maxFileBytes,
-      budgetBytes: maxFileBytes,
-      // The answers this poll writes leave the host's hands with it.
-      maxClaims: Math.max(0, Math.min(MAX_CLAIMS_PER_POLL, MAX_CALLS_HELD - [...this.#dispatched].filter((id) => !responses.has(id)).length)),
+      ...limits,
       // Linger only when this poll answers every call in flight: then the guest is likely to send
       // its next call at once. With calls still running, it would only delay their answers.
       lingerMs: this.#dispatched.size <= responses.size ? this.#options.lingerMs : 0,
@@ -118,9 +118,15 @@ export class FileSession implements TransportSession {
     });
     let requests: PolledRequest[] | undefined;
     try {
-      const result = await this.#environment.executeOneshot(command, { stdin, timeoutMs: POLL_TIMEOUT_MS, signal: this.#abort.signal });
+      const result = await this.#environment.executeOneshot(command, {
+        stdin,
+        timeoutMs: POLL_TIMEOUT_MS,
+        signal: this.#abort.signal,
+        maxOutputBytes: maxPollOutputBytes(limits),
+      });
       if (result.exitCode === RPC_DIR_GONE_EXIT_CODE) this.#dirGone = true;
-      else if (result.exitCode === 0) requests = parsePollOutput(result.stdout, boundary);
+      // More output than a poll can print is not a poll's: treated as lost, never parsed.
+      else if (result.exitCode === 0 && !result.truncated) requests = parsePollOutput(result.stdout, boundary);
     } catch {
       // A failed exec is a lost poll, handled below like any other.
     }

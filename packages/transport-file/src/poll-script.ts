@@ -65,6 +65,18 @@ export function pollCommand(input: PollInput): { command: string; stdin: string 
   return { command: `${header}\n${pollScript}`, stdin: lines.join("") };
 }
 
+/** Room for header lines (about 200 bytes each) in {@link maxPollOutputBytes}: thousands of claims. */
+const HEADER_ROOM_BYTES = 1024 * 1024;
+
+/**
+ * The most stdout a poll prints: the first request whatever the budget, the budget, and header
+ * lines (a claim over `maxFileBytes` prints one alone). The host keeps no more than this of a
+ * poll's output, so an environment whose commands a script replaced cannot fill host memory.
+ */
+export function maxPollOutputBytes(input: Pick<PollInput, "maxFileBytes" | "budgetBytes">): number {
+  return input.maxFileBytes + input.budgetBytes + HEADER_ROOM_BYTES;
+}
+
 /**
  * Splits a poll's stdout into requests. Returns `undefined` when the output is not complete (no
  * end line, or text outside the framing): the caller must treat the poll as lost.

@@ -98,6 +98,22 @@ describe("file transport session (hand-written request files)", () => {
     expect(dispatcher.toolCallsMade).toBe(1);
   });
 
+  it("keeps no more of a poll's output than a poll can print, and serves on after polls that printed too much", async () => {
+    await open({}, 4096);
+    // An environment whose commands a script replaced: the first polls print 8 MB after their output.
+    let flooded = 0;
+    let largest = 0;
+    spy.intercept(async (command, options, run) => {
+      const result = flooded < 3 ? (flooded++, await local.executeOneshot(`${command}\nhead -c 8000000 /dev/zero`, options)) : await run();
+      largest = Math.max(largest, result.stdout.length);
+      return result;
+    });
+    await vi.waitFor(() => expect(flooded).toBe(3), { timeout: 20_000 });
+    await call("after-flood", "echo", { text: "still here" });
+    expect((await response("after-flood")).result).toBe("still here");
+    expect(largest).toBeLessThan(2 * 1024 * 1024);
+  });
+
   it("never dispatches a request twice, even when poll outputs get lost", async () => {
     await open();
     // Every poll that claims something runs in full but its output never reaches the host (as when

@@ -9,6 +9,7 @@ import type {
   EnvironmentProcess,
   ExecOptions,
   ExecResult,
+  ReadFileOptions,
   SpawnOptions,
   WriteFileOptions,
 } from "../environment.js";
@@ -53,8 +54,8 @@ export class ScopedEnvironment implements Environment {
     return this.#inner.writeFile(this.resolvePath(path), data, options);
   }
 
-  readFile(path: string): Promise<Uint8Array> {
-    return this.#inner.readFile(this.resolvePath(path));
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array> {
+    return this.#inner.readFile(this.resolvePath(path), options);
   }
 
   tempDir(): Promise<string> {

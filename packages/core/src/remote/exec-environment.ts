@@ -3,6 +3,10 @@
  * for backends that reach their environment through an exec API. Files travel through exec too
  * (stdin up, base64 down), which works on any POSIX environment; a backend with a faster native
  * channel (docker archives, sftp) passes its own file functions.
+ *
+ * A read with `maxBytes` is bounded twice: `head -c` stops it inside the environment, and the host
+ * keeps no more of the exec's output than that many bytes encode to (whatever `head` turns out to
+ * be), so a script cannot make the host hold more than the cap.
  */
 import type {
   CommandOptions,
@@ -10,17 +14,20 @@ import type {
   EnvironmentCapabilities,
   ExecOptions,
   ExecResult,
+  ReadFileOptions,
   SpawnOptions,
   WriteFileOptions,
 } from "../environment.js";
 import { CodecallError } from "../errors.js";
+import { checkMaxBytes, fileTooLarge } from "../files/bounded-read.js";
 import { shellQuote } from "../text/shell-quote.js";
 import { RemoteExecutor, type RemoteProcess, type StartExec } from "./remote-executor.js";
 
 /** Native file transfer a backend may offer instead of exec. */
 export interface NativeFiles {
   writeFile?(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void>;
-  readFile?(path: string): Promise<Uint8Array>;
+  /** Must honour `maxBytes` with the read itself (see `readBounded`), never with a size check before it. */
+  readFile?(path: string, options: ReadFileOptions): Promise<Uint8Array>;
 }
 
 export interface ExecEnvironmentOptions {
@@ -86,20 +93,29 @@ export class ExecEnvironment implements Environment {
     await this.#executor.run(`mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, bytes);
   }
 
-  async readFile(relativePath: string): Promise<Uint8Array> {
+  async readFile(relativePath: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     const path = this.#resolve(relativePath);
+    const { maxBytes } = options;
+    checkMaxBytes(maxBytes);
     if (this.#options.files?.readFile) {
       this.#assertOpen();
-      return this.#options.files.readFile(path);
+      return this.#options.files.readFile(path, options);
     }
     const target = shellQuote(path);
+    // One descriptor for the whole read: what is read is what was opened.
+    const read = maxBytes === undefined ? "base64 <&3" : `head -c ${maxBytes + 1} <&3 | base64`;
     const result = await this.#executor.execute(
-      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; base64 < ${target}`,
+      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; exec 3< ${target} && ${read}`,
+      maxBytes === undefined ? {} : { maxOutputBytes: base64Length(maxBytes + 1) },
     );
     if (result.exitCode === NOT_FOUND_EXIT_CODE) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
     if (result.exitCode === IS_DIRECTORY_EXIT_CODE) throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
     if (result.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `Could not read ${path}: ${result.stderr.trim()}`);
-    return fromBase64(result.stdout);
+    // More output than the bound encodes to: the environment's head did not stop; still over.
+    if (maxBytes !== undefined && result.truncated) throw fileTooLarge(path, maxBytes);
+    const bytes = fromBase64(result.stdout);
+    if (maxBytes !== undefined && bytes.length > maxBytes) throw fileTooLarge(path, maxBytes);
+    return bytes;
   }
 
   async tempDir(): Promise<string> {
@@ -167,6 +183,12 @@ function parseNulSeparatedEnv(output: string): Record<string, string> {
     if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
   }
   return env;
+}
+
+/** Upper bound of `base64`'s output for `bytes` bytes: 4 characters per 3 bytes, a newline per 76. */
+function base64Length(bytes: number): number {
+  const encoded = Math.ceil(bytes / 3) * 4;
+  return encoded + Math.ceil(encoded / 76) + 1;
 }
 
 function fromBase64(text: string): Uint8Array {

@@ -46,6 +46,13 @@ export interface RemoteExecutorOptions {
   backendId: string;
 }
 
+/**
+ * The most output a helper command (mktemp, `env -0`, ...) may bring to the host. Far above what
+ * they print (an environment block is at most a few MiB); a helper replaced by a script's own
+ * program cannot fill host memory.
+ */
+const HELPER_OUTPUT_BYTES = 16 * 1024 * 1024;
+
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
 const TIMEOUT_GRACE_MS = 2_000;
 
@@ -134,8 +141,11 @@ export class RemoteExecutor {
     const channel = await this.#start(exec);
     const collected = await collectProcess(
       { stdin: channel.stdin, stdout: channel.stdout, stderr: channel.stderr, wait: () => channel.exit, kill: async () => channel.close() },
-      stdin === undefined ? {} : { stdin },
+      { ...(stdin === undefined ? {} : { stdin }), maxOutputBytes: HELPER_OUTPUT_BYTES },
     );
+    if (collected.stdout.truncated) {
+      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: helper command printed over ${HELPER_OUTPUT_BYTES} bytes; its output was refused`);
+    }
     if (collected.exit.exitCode !== 0) {
       throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: helper command failed (${collected.exit.exitCode}): ${collected.stderr.text.trim()}`);
     }

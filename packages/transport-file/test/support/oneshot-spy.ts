@@ -1,4 +1,4 @@
-import type { Environment, EnvironmentProcess, ExecOptions, ExecResult, SpawnOptions, WriteFileOptions } from "@codecall/core";
+import type { Environment, EnvironmentProcess, ExecOptions, ExecResult, ReadFileOptions, SpawnOptions, WriteFileOptions } from "@codecall/core";
 
 /** Decides what one `executeOneshot` does; `run` performs the real one. */
 export type OneshotInterceptor = (command: string, options: ExecOptions | undefined, run: () => Promise<ExecResult>) => Promise<ExecResult>;
@@ -44,8 +44,8 @@ export class OneshotSpy implements Environment {
     return this.#inner.writeFile(path, data, options);
   }
 
-  readFile(path: string): Promise<Uint8Array> {
-    return this.#inner.readFile(path);
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array> {
+    return this.#inner.readFile(path, options);
   }
 
   tempDir(): Promise<string> {
