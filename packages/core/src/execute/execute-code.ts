@@ -6,10 +6,10 @@
  */
 import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
+import { launchScriptCommand } from "../guest/launcher.js";
 import { DEFAULT_MODULE_NAME, generatePythonModule, isPythonIdentifier } from "../guest/python-stub.js";
 import { newRunId, newRunToken } from "../ids.js";
 import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
-import { shellQuote } from "../text/shell-quote.js";
 import type { ToolDefinition } from "../tool.js";
 import type { Transport, TransportSession } from "../transport.js";
 import { openTransport, supportingTransports } from "./open-transport.js";
@@ -110,7 +110,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
       environment,
-      command: `exec ${interpreter} ${shellQuote(scriptPath)}`,
+      command: launchScriptCommand(interpreter, scriptPath),
       env: {
         ...scrubbed.env,
         ...opened.session.guestEnv,
