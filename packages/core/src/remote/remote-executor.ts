@@ -10,7 +10,7 @@ import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { shellQuote } from "../text/shell-quote.js";
-import { isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
+import { inEnvironmentDeadlineMs, isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
 
 /** A started remote command, as a backend delivers it. */
 export interface ExecChannel {
@@ -47,6 +47,15 @@ export interface RemoteExecutorOptions {
 
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
 const TIMEOUT_GRACE_MS = 2_000;
+
+/** How long a command without an in-environment timeout is waited for when its kill cannot start. */
+const KILL_RETRY_WINDOW_MS = 10_000;
+
+/** Added to the in-environment deadline before a command whose kill cannot start is given up. */
+const BACKSTOP_MARGIN_MS = 5_000;
+
+/** Pause between attempts to start a kill that failed. */
+const KILL_RETRY_PAUSE_MS = 250;
 
 export class RemoteExecutor {
   readonly #start: StartExec;
@@ -96,7 +105,8 @@ export class RemoteExecutor {
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
     const channel = await this.#start(wrapped);
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs), this.#backendId);
+    const giveUpAt = Date.now() + (options.timeoutMs === undefined ? KILL_RETRY_WINDOW_MS : inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS);
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs, giveUpAt), this.#backendId);
     await process.ready;
     process.watch(options);
     this.#live.add(process);
@@ -114,18 +124,32 @@ export class RemoteExecutor {
     return this.#stateDir;
   }
 
-  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number): Promise<void> {
-    if (!pidFile) {
-      // Never registered for killing (no timeout, no signal): nothing inside can be reached.
-      channel.close();
-      return;
+  /**
+   * Ends a command from a second exec. When that exec cannot start, the command is not given up at
+   * once: the environment may only be out of processes (a fork bomb at its pids limit), and the
+   * in-environment timeout, which needs no new process, ends it there. So the kill is retried until
+   * the command ends or `giveUpAt` (past that backstop) comes; only then is it dropped as lost.
+   */
+  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number, giveUpAt: number): Promise<void> {
+    if (pidFile) {
+      let ended = false;
+      channel.exit.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
+      while (!ended) {
+        try {
+          await this.#run({ ...remoteKillCommand(pidFile, graceMs), control: true });
+          return;
+        } catch {
+          if (Date.now() >= giveUpAt) break;
+          await new Promise((resolve) => setTimeout(resolve, KILL_RETRY_PAUSE_MS));
+        }
+      }
+      if (ended) return;
     }
-    try {
-      await this.#run({ ...remoteKillCommand(pidFile, graceMs), control: true });
-    } catch {
-      // The environment is unreachable, so is the process; at least release the host side.
-      channel.close();
-    }
+    // Never registered for killing (no timeout, no signal), or unreachable: at least release the host side.
+    channel.close();
   }
 
   /** Runs an unwrapped helper command and returns its stdout. */
