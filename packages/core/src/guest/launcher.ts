@@ -12,5 +12,6 @@ import { shellQuote } from "../text/shell-quote.js";
  * `python3`) under the launcher; the exit status is the script's.
  */
 export function launchScriptCommand(interpreter: string, scriptPath: string): string {
-  return `exec ${interpreter} -c ${shellQuote(launcher)} ${shellQuote(scriptPath)}`;
+  // -I -S: the launcher needs no site packages, and importing them is most of a start.
+  return `exec ${interpreter} -I -S -c ${shellQuote(launcher)} ${shellQuote(scriptPath)}`;
 }

@@ -1,6 +1,7 @@
 # codecall launcher: runs a script as its only child and makes sure nothing the script started
-# outlives it. Invoked as `python3 -c "<this>" SCRIPT`; the script runs under the same interpreter
-# (sys.executable, with the interpreter flags the launcher was given).
+# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" SCRIPT` (-I -S: no site packages to
+# import, which is most of an interpreter's start); the script runs under the same interpreter
+# (sys.executable), with FLAGS and its full environment.
 #
 # - On Linux it becomes a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process the
 #   script orphans (setsid, double fork, a cleared environment: nothing else can find those) is
@@ -98,8 +99,8 @@ def exit_like(status):
 
 def main():
     become_subreaper()
-    flags = list(getattr(sys, "orig_argv", ["", "-c"]))
-    flags = flags[1 : flags.index("-c")] if "-c" in flags else []
+    # orig_argv (3.10+) is [python, *FLAGS, "-I", "-S", "-c", source, *argv[1:]].
+    flags = list(getattr(sys, "orig_argv", []))[1 : -len(sys.argv) - 3]
     for signum in FORWARDED:
         signal.signal(signum, lambda signum, _frame: signal_all(descendants(), signum))
     child = os.fork()
