@@ -369,18 +369,26 @@ print(me)
         `
 import os, time
 print(os.path.abspath(__file__), flush=True)
-spawned = os.open(os.path.abspath(__file__) + ".forks", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+main = os.getpid()
+# One byte per fork and one per death: the bomb stays at most 600 processes strong.
+forks, deaths = (os.open(os.path.abspath(__file__) + suffix, os.O_WRONLY | os.O_APPEND | os.O_CREAT) for suffix in (".forks", ".deaths"))
 while True:
-    if os.fstat(spawned).st_size >= 600:
+    if os.fstat(forks).st_size - os.fstat(deaths).st_size >= 600:
         time.sleep(0.5)
         continue
     try:
         if os.fork():
-            os.write(spawned, b"x")
+            os.write(forks, b"x")
     except OSError:
-        time.sleep(0.05)
+        # Out of processes: the forks die of it, as in \`while True: os.fork()\`, and free a slot
+        # for another; the script's own process goes on, so only the timeout stops it.
+        if os.getpid() != main:
+            os.write(deaths, b"x")
+            os._exit(1)
 `,
-        { limits: { timeoutMs: 3_000, killGraceMs: 1_000 } },
+        // A long kill grace puts the in-environment timeout after the point where a kill that
+        // cannot start is given up by the engine (docker: 10 s): the run must still say timeout.
+        { limits: { timeoutMs: 3_000, killGraceMs: 10_000 } },
       );
       expect(result.status).toBe("timeout");
       const scriptPath = result.output.split("\n")[0]!;
