@@ -48,8 +48,8 @@ export interface RemoteExecutorOptions {
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
 const TIMEOUT_GRACE_MS = 2_000;
 
-/** How long a command without an in-environment timeout is waited for when its kill cannot start. */
-const KILL_RETRY_WINDOW_MS = 10_000;
+/** The longest a command whose kill cannot start is waited for (less when its in-environment timeout comes sooner). */
+const KILL_RETRY_WINDOW_MS = 30_000;
 
 /** Added to the in-environment deadline before a command whose kill cannot start is given up. */
 const BACKSTOP_MARGIN_MS = 5_000;
@@ -105,8 +105,9 @@ export class RemoteExecutor {
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
     const channel = await this.#start(wrapped);
-    const giveUpAt = Date.now() + (options.timeoutMs === undefined ? KILL_RETRY_WINDOW_MS : inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS);
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs, giveUpAt), this.#backendId);
+    // When the in-environment timeout has surely ended the command, wherever the host stands.
+    const backstopAt = options.timeoutMs === undefined ? Infinity : Date.now() + inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS;
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs, backstopAt), this.#backendId);
     await process.ready;
     process.watch(options);
     this.#live.add(process);
@@ -128,10 +129,11 @@ export class RemoteExecutor {
    * Ends a command from a second exec. When that exec cannot start, the command is not given up at
    * once: the environment may only be out of processes (a fork bomb at its pids limit), and the
    * in-environment timeout, which needs no new process, ends it there. So the kill is retried until
-   * the command ends or `giveUpAt` (past that backstop) comes; only then is it dropped as lost.
+   * the command ends, `backstopAt` passes or a retry window runs out; only then is it dropped as lost.
    */
-  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number, giveUpAt: number): Promise<void> {
+  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number, backstopAt: number): Promise<void> {
     if (pidFile) {
+      const giveUpAt = Math.min(backstopAt, Date.now() + KILL_RETRY_WINDOW_MS);
       let ended = false;
       channel.exit.then(
         () => (ended = true),
