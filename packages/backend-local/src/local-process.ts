@@ -81,8 +81,10 @@ export class LocalProcess implements EnvironmentProcess {
   }
 
   async #sweepLeftovers(): Promise<void> {
-    // The leader is gone, so its orphans now belong to init: only the group still finds them.
-    if (groupAlive(this.#pid)) signalAll(this.#pid, [], "SIGKILL");
+    // The leader is gone, so its orphans now belong to init: the group finds those that stayed in
+    // it, the tree tag those that left it (setsid, double fork) — on every exit, not only a kill,
+    // so a daemonised helper never outlives its command.
+    signalAll(this.#pid, await findTree(undefined, this.#tag), "SIGKILL");
     this.#reaped = true;
   }
 }

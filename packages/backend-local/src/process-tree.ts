@@ -8,8 +8,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { TREE_TAG_VARIABLE } from "@codecall/core";
 
-/** Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged `tag`. */
-export async function findTree(rootPid: number, tag: string): Promise<number[]> {
+/**
+ * Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged
+ * `tag`. Without `rootPid` (the root has exited and its pid may be reused), only the tagged ones.
+ */
+export async function findTree(rootPid: number | undefined, tag: string): Promise<number[]> {
   if (process.platform !== "linux") return [];
   let entries: string[];
   try {
@@ -25,7 +28,7 @@ export async function findTree(rootPid: number, tag: string): Promise<number[]> 
       .filter((entry) => /^\d+$/.test(entry))
       .map(async (entry) => {
         const pid = Number(entry);
-        const [parent, environ] = await Promise.all([parentPid(pid), readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")]);
+        const [parent, environ] = await Promise.all([rootPid === undefined ? undefined : parentPid(pid), readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")]);
         if (pid !== rootPid && (environ.startsWith(marker) || environ.includes(`\0${marker}`))) tagged.push(pid);
         if (parent === undefined) return;
         const siblings = childrenOf.get(parent);
@@ -34,7 +37,7 @@ export async function findTree(rootPid: number, tag: string): Promise<number[]> 
       }),
   );
   const found: number[] = [];
-  const queue = [rootPid];
+  const queue = rootPid === undefined ? [] : [rootPid];
   while (queue.length > 0) {
     for (const child of childrenOf.get(queue.shift()!) ?? []) {
       found.push(child);

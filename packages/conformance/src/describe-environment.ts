@@ -167,6 +167,20 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         expect(alive.stdout.trim()).toBe("gone");
       }, timeout);
 
+      it("ends what left the process group when the command exits normally, even a double-forked daemon", async () => {
+        const pidFile = `${scratch}/exit-daemon.pid`;
+        // As in the timeout case, but the command exits on its own once the daemon is up. A timeout
+        // makes the command killable (what executeCode's scripts are); nothing here comes near it.
+        const command =
+          `command -v setsid >/dev/null || { echo no setsid; exit 0; }; ` +
+          `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${q(pidFile)}' </dev/null >/dev/null 2>&1; ` +
+          `while [ ! -s ${q(pidFile)} ]; do sleep 0.05; done; echo exiting`;
+        const result = await environment.execute(command, { timeoutMs: 60_000 });
+        if (result.stdout === "no setsid\n") return;
+        expect(result).toMatchObject({ stdout: "exiting\n", exitCode: 0, timedOut: false });
+        expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
+      }, timeout);
+
       it("stops a command when its signal aborts", async () => {
         const controller = new AbortController();
         const pending = environment.execute("sleep 300", { signal: controller.signal });

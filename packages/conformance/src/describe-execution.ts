@@ -14,6 +14,7 @@ import {
 } from "@codecall/core";
 import { processGoneCommand } from "./describe-environment.js";
 import { describeIntegration } from "./integration.js";
+import { leftoverProcessesCommand } from "./run-leftovers.js";
 
 export interface ExecutionSuiteOptions {
   /** Suite title, e.g. "local + uds". */
@@ -525,6 +526,91 @@ time.sleep(300)
       expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
       expect((await environment.executeOneshot(processGoneCommand(daemonPidFile))).stdout.trim()).toBe("gone");
       await environment.executeOneshot(`rm -rf '${dir}'`);
+    }, timeout);
+
+    // The run ends when the script's own process exits: a helper that escaped the process group and
+    // holds stdout turns it neither into a hang nor into a timeout, and does not outlive it. The
+    // limits are generous on purpose; the status says whether the run waited for the helper.
+    const endsWithTheScript = async (helper: string) => {
+      const result = await run(
+        `
+import os, subprocess, sys, time
+me = os.path.abspath(__file__)
+ready = me + ".ready"
+${helper}
+for _ in range(300):
+    if os.path.exists(ready):
+        break
+    time.sleep(0.1)
+print("script exits", flush=True)
+print(me)
+`,
+        { limits: { timeoutMs: 60_000 } },
+      );
+      expect(result.status).toBe("success");
+      const [helperLine, exitLine, scriptPath] = result.output.split("\n");
+      expect([helperLine, exitLine]).toEqual(["helper up", "script exits"]);
+      expect((await environment.executeOneshot(leftoverProcessesCommand(scriptPath!))).stdout.trim()).toBe("none");
+    };
+
+    it("ends the run when the script exits, though a helper in its own session holds stdout", async () => {
+      await endsWithTheScript(`
+helper = "import sys, time\\nprint('helper up', flush=True)\\nopen(sys.argv[1] + '.ready', 'w').close()\\ntime.sleep(300)"
+subprocess.Popen([sys.executable, "-c", helper, me], start_new_session=True)
+`);
+    }, timeout);
+
+    it("ends the run when the script exits, though a double-forked helper with a cleared env holds stdout", async () => {
+      // No process group, no parent and no env tag lead to this helper: only a subreaper does.
+      await endsWithTheScript(`
+helper = "import os, sys, time\\nif os.fork(): sys.exit(0)\\nos.setsid()\\nprint('helper up', flush=True)\\nopen(sys.argv[1] + '.ready', 'w').close()\\ntime.sleep(300)"
+subprocess.Popen([sys.executable, "-c", helper, me], start_new_session=True, env={})
+`);
+    }, timeout);
+
+    it("ends a daemonised helper when the script exits normally", async () => {
+      const result = await run(`
+import os, subprocess, sys
+me = os.path.abspath(__file__)
+daemon = "import os, sys, time\\nif os.fork(): sys.exit(0)\\nos.setsid()\\ntime.sleep(300)"
+subprocess.run([sys.executable, "-c", daemon, me], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(me)
+`);
+      expect(result.status).toBe("success");
+      expect((await environment.executeOneshot(leftoverProcessesCommand(result.output.trim()))).stdout.trim()).toBe("none");
+    }, timeout);
+
+    it("reports a fork bomb stopped by the timeout as timeout, and leaves nothing of it", async () => {
+      // Capped at 600 processes so that a host without a pids limit survives the test; a container
+      // with the default limit (512) runs out first, so its kill cannot start a process there.
+      const result = await run(
+        `
+import os, time
+print(os.path.abspath(__file__), flush=True)
+main = os.getpid()
+# One byte per fork and one per death: the bomb stays at most 600 processes strong.
+forks, deaths = (os.open(os.path.abspath(__file__) + suffix, os.O_WRONLY | os.O_APPEND | os.O_CREAT) for suffix in (".forks", ".deaths"))
+while True:
+    if os.fstat(forks).st_size - os.fstat(deaths).st_size >= 600:
+        time.sleep(0.5)
+        continue
+    try:
+        if os.fork():
+            os.write(forks, b"x")
+    except OSError:
+        # Out of processes: the forks die of it, as in \`while True: os.fork()\`, and free a slot
+        # for another; the script's own process goes on, so only the timeout stops it.
+        if os.getpid() != main:
+            os.write(deaths, b"x")
+            os._exit(1)
+`,
+        // A long kill grace puts the in-environment timeout after the point where a kill that
+        // cannot start is given up by the engine (docker: 10 s): the run must still say timeout.
+        { limits: { timeoutMs: 3_000, killGraceMs: 10_000 } },
+      );
+      expect(result.status).toBe("timeout");
+      const scriptPath = result.output.split("\n")[0]!;
+      expect((await environment.executeOneshot(leftoverProcessesCommand(scriptPath))).stdout.trim()).toBe("none");
     }, timeout);
 
     it("caps 100 MB of output with a notice and metadata, in bounded host memory", async () => {

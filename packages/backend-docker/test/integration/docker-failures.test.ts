@@ -99,7 +99,8 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
       limits: { timeoutMs: 2_000 },
       onStdout: () => proxy.freeze(),
     });
-    // The kill cannot start, so the host drops the command rather than wait for the engine.
+    // The kill cannot start, so once the in-environment timeout must have ended the command, the
+    // host drops it rather than wait for the engine any longer.
     expect(result.status).toBe("error");
     expect(result.error).toBe("docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended");
     expect(result.output).toBe(`started\n\n${result.error}`);

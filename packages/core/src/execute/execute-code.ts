@@ -6,11 +6,11 @@
  */
 import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
+import { launchScriptCommand } from "../guest/launcher.js";
 import { assertModuleName } from "../guest/python-names.js";
 import { DEFAULT_MODULE_NAME, generatePythonModule } from "../guest/python-stub.js";
 import { newRunId, newRunToken } from "../ids.js";
 import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
-import { shellQuote } from "../text/shell-quote.js";
 import type { ToolDefinition } from "../tool.js";
 import { checkToolSet } from "../tool-set.js";
 import type { Transport } from "../transport.js";
@@ -125,7 +125,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
       environment,
-      command: `exec ${interpreter} ${shellQuote(scriptPath)}`,
+      command: launchScriptCommand(interpreter, scriptPath),
       env: {
         ...scrubbed.env,
         ...session.guestEnv,

@@ -56,9 +56,10 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   const guard = options.guardSecrets === undefined ? {} : { guardSecrets: options.guardSecrets };
   const stdout = new OutputCapture(options.maxStdoutBytes, guard);
   const stderr = new OutputCapture(options.maxStderrBytes, guard);
+  const released = new AbortController();
   const drained = Promise.all([
-    drainStream(process.stdout, stdout, options.onStdout),
-    drainStream(process.stderr, stderr, options.onStderr),
+    drainStream(process.stdout, stdout, options.onStdout, released.signal),
+    drainStream(process.stderr, stderr, options.onStderr, released.signal),
   ]);
   void writeStdin(process.stdin);
 
@@ -89,9 +90,12 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
       // what the model needs to see (how far the script got).
       ending = { reason: "lost", lostBecause: errorMessage(error) };
     }
-    // The tree is gone, so the pipes close at once; the grace only guards against a backend that
-    // leaves a stream dangling.
+    // The script's process has exited and the backend has ended what it left, so the pipes close
+    // at once. The grace keeps what is still in them; past it the streams are let go, so a
+    // leftover that holds a pipe (one nothing could find) neither delays the result nor keeps
+    // the host process alive.
     await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS)]);
+    released.abort();
     const output: RunOutput = { stdout: stdout.finish(), stderr: stderr.finish() };
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
     return { ...output, ...ending };

@@ -6,13 +6,19 @@ import type { EnvironmentProcess, ExecResult, ProcessExit } from "../environment
 import { callSafely } from "../safe-callback.js";
 import { createCapture, type ByteCapture, type CapturedOutput } from "../execute/output-capture.js";
 
-/** Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects. */
+/**
+ * Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects.
+ * Aborting `stop` cancels the read, releasing the stream (a pipe a leftover process still holds).
+ */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
   capture: ByteCapture,
   onChunk?: (chunk: Uint8Array) => void,
+  stop?: AbortSignal,
 ): Promise<void> {
   const reader = stream.getReader();
+  const cancel = () => void reader.cancel().catch(() => {});
+  stop?.addEventListener("abort", cancel, { once: true });
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -23,6 +29,7 @@ export async function drainStream(
   } catch {
     // A stream torn down by a kill or a lost connection just ends the capture.
   } finally {
+    stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
 }

@@ -45,6 +45,15 @@ export interface RemoteCommand {
   stdinPrefix: string;
 }
 
+/**
+ * How long after its start the in-environment timeout has surely ended a command given
+ * `timeoutMs`: the whole seconds `timeout` gets, plus its grace before SIGKILL. That timer needs
+ * no new process to fire, so it holds where a kill exec cannot start (a fork bomb at the pids limit).
+ */
+export function inEnvironmentDeadlineMs(timeoutMs: number): number {
+  return (wholeSeconds(timeoutMs) + IN_ENVIRONMENT_GRACE_SECONDS) * 1000;
+}
+
 /** Wraps `command` for a remote exec. */
 export function remoteCommand(command: string, options: RemoteCommandOptions = {}): RemoteCommand {
   const settings: Record<string, string> = {
@@ -53,7 +62,7 @@ export function remoteCommand(command: string, options: RemoteCommandOptions = {
     CC_EXPORTS: options.env ? shellExports(options.env) : "",
     // The host keeps the precise timer; this one only has to hold if the host goes away, so whole
     // seconds (which every `timeout` accepts) are enough.
-    CC_TIMEOUT: options.timeoutMs === undefined ? "" : String(Math.max(1, Math.ceil(options.timeoutMs / 1000))),
+    CC_TIMEOUT: options.timeoutMs === undefined ? "" : String(wholeSeconds(options.timeoutMs)),
     CC_GRACE: String(IN_ENVIRONMENT_GRACE_SECONDS),
     CC_CMD: command,
   };
@@ -73,6 +82,10 @@ export function remoteKillCommand(pidFile: string, graceMs = 0): { argv: string[
 /** True when a wrapped command failed because its working directory does not exist. */
 export function isMissingCwdFailure(exitCode: number, stderr: string): boolean {
   return exitCode === WRAPPER_FAILURE_EXIT_CODE && stderr.includes("codecall: no such working directory:");
+}
+
+function wholeSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 function base64(text: string): string {

@@ -11,7 +11,7 @@ import { newRunId } from "../ids.js";
 import { setLongTimeout } from "../timers/long-timeout.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { shellQuote } from "../text/shell-quote.js";
-import { isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
+import { inEnvironmentDeadlineMs, isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
 
 /** A started remote command, as a backend delivers it. */
 export interface ExecChannel {
@@ -55,6 +55,15 @@ const HELPER_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
 const TIMEOUT_GRACE_MS = 2_000;
+
+/** The longest a command whose kill cannot start is waited for (less when its in-environment timeout comes sooner). */
+const KILL_RETRY_WINDOW_MS = 30_000;
+
+/** Added to the in-environment deadline before a command whose kill cannot start is given up. */
+const BACKSTOP_MARGIN_MS = 5_000;
+
+/** Pause between attempts to start a kill that failed. */
+const KILL_RETRY_PAUSE_MS = 250;
 
 export class RemoteExecutor {
   readonly #start: StartExec;
@@ -104,7 +113,9 @@ export class RemoteExecutor {
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
     const channel = await this.#start(wrapped);
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs), this.#backendId);
+    // When the in-environment timeout has surely ended the command, wherever the host stands.
+    const backstopAt = options.timeoutMs === undefined ? Infinity : Date.now() + inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS;
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs, backstopAt), this.#backendId);
     await process.ready;
     process.watch(options);
     this.#live.add(process);
@@ -122,18 +133,33 @@ export class RemoteExecutor {
     return this.#stateDir;
   }
 
-  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number): Promise<void> {
-    if (!pidFile) {
-      // Never registered for killing (no timeout, no signal): nothing inside can be reached.
-      channel.close();
-      return;
+  /**
+   * Ends a command from a second exec. When that exec cannot start, the command is not given up at
+   * once: the environment may only be out of processes (a fork bomb at its pids limit), and the
+   * in-environment timeout, which needs no new process, ends it there. So the kill is retried until
+   * the command ends, `backstopAt` passes or a retry window runs out; only then is it dropped as lost.
+   */
+  async #kill(pidFile: string | undefined, channel: ExecChannel, graceMs: number, backstopAt: number): Promise<void> {
+    if (pidFile) {
+      const giveUpAt = Math.min(backstopAt, Date.now() + KILL_RETRY_WINDOW_MS);
+      let ended = false;
+      channel.exit.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
+      while (!ended) {
+        try {
+          await this.#run({ ...remoteKillCommand(pidFile, graceMs), control: true });
+          return;
+        } catch {
+          if (Date.now() >= giveUpAt) break;
+          await new Promise((resolve) => setTimeout(resolve, KILL_RETRY_PAUSE_MS));
+        }
+      }
+      if (ended) return;
     }
-    try {
-      await this.#run({ ...remoteKillCommand(pidFile, graceMs), control: true });
-    } catch {
-      // The environment is unreachable, so is the process; at least release the host side.
-      channel.close();
-    }
+    // Never registered for killing (no timeout, no signal), or unreachable: at least release the host side.
+    channel.close();
   }
 
   /** Runs an unwrapped helper command and returns its stdout. */

@@ -46,10 +46,8 @@ cc_leader=$!
 wait "$cc_leader" 2>/dev/null
 cc_status=$?
 [ -z "$cc_setsid" ] || kill -KILL "-$cc_leader" 2>/dev/null
-# Ended by the in-environment timeout (124, or 137 after its -k grace): the host may be gone, so
-# nobody else will end what escaped the group.
-if [ -n "$cc_pidfile" ] && [ -n "$cc_timeout" ] && { [ "$cc_status" -eq 124 ] || [ "$cc_status" -eq 137 ]; }; then
-  cc_sweep KILL
-fi
+# What escaped the group (setsid, double fork) goes too, on every exit: a normal one as much as the
+# in-environment timeout (after which the host may be gone, so nobody else would end it).
+[ -z "$cc_pidfile" ] || cc_sweep KILL
 [ -z "$cc_pidfile" ] || printf 'done\n' > "$cc_pidfile"
 exit $cc_status

@@ -1,0 +1,17 @@
+/**
+ * The command that runs a script under the Python launcher (see `python/launcher.py`): the
+ * launcher is a child subreaper where Linux allows it, so when the script's process exits, every
+ * process it left behind — also those that left its process group and cleared their environment
+ * — is ended, and the run ends with the script instead of waiting for a helper that holds stdout.
+ */
+import launcher from "./python/launcher.py?raw";
+import { shellQuote } from "../text/shell-quote.js";
+
+/**
+ * A shell command that runs `scriptPath` with `interpreter` (a shell word or words, such as
+ * `python3`) under the launcher; the exit status is the script's.
+ */
+export function launchScriptCommand(interpreter: string, scriptPath: string): string {
+  // -I -S: the launcher needs no site packages, and importing them is most of a start.
+  return `exec ${interpreter} -I -S -c ${shellQuote(launcher)} ${shellQuote(scriptPath)}`;
+}

@@ -1,0 +1,123 @@
+# codecall launcher: runs a script as its only child and makes sure nothing the script started
+# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" SCRIPT` (-I -S: no site packages to
+# import, which is most of an interpreter's start); the script runs under the same interpreter
+# (sys.executable), with FLAGS and its full environment.
+#
+# - On Linux it becomes a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process the
+#   script orphans (setsid, double fork, a cleared environment: nothing else can find those) is
+#   re-parented to it instead of to init.
+# - When the script's process exits, it kills every descendant still running (found under its own
+#   pid in /proc), reaps them, and exits with the script's status (a death by signal is re-raised).
+#   The run therefore ends when the script does, even if a helper holds its stdout open.
+# - SIGTERM, SIGHUP and SIGINT are passed on to the whole tree, so a kill reaches escaped helpers.
+#
+# Without prctl or /proc (not Linux) it degrades to a plain parent: the backend's process-group
+# kill is then all there is. It never forks after starting the script, so it can end the tree of
+# a fork bomb that has used up the environment's process limit.
+import os
+import signal
+import sys
+import time
+
+PR_SET_CHILD_SUBREAPER = 36
+FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def become_subreaper():
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except Exception:
+        pass  # Not Linux, or no ctypes: orphans go to init, as without the launcher.
+
+
+def descendants():
+    """Pids of every process below this one, from /proc; empty where /proc cannot be read."""
+    children = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry, "rb") as stat_file:
+                stat = stat_file.read()
+        except OSError:
+            continue  # Ended while we looked.
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    found, queue = [], [os.getpid()]
+    while queue:
+        for pid in children.get(queue.pop(), ()):
+            found.append(pid)
+            queue.append(pid)
+    return found
+
+
+def signal_all(pids, signum):
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass  # Already gone.
+
+
+def has_children():
+    """Reaps the children that ended; True while any is still running."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+
+
+def end_leftovers():
+    # Each round kills what it sees; the orphans of the killed come back to us (subreaper) and are
+    # seen in the next round, so even a fork bomb runs out.
+    while has_children():
+        pids = descendants()
+        if not pids:
+            return  # Invisible without /proc: the backend's group kill has to do.
+        signal_all(pids, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def exit_like(status):
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def main():
+    become_subreaper()
+    # orig_argv (3.10+) is [python, *FLAGS, "-I", "-S", "-c", source, *argv[1:]].
+    flags = list(getattr(sys, "orig_argv", []))[1 : -len(sys.argv) - 3]
+    for signum in FORWARDED:
+        signal.signal(signum, lambda signum, _frame: signal_all(descendants(), signum))
+    child = os.fork()
+    if child == 0:
+        for signum in FORWARDED + (signal.SIGPIPE,):
+            signal.signal(signum, signal.SIG_DFL)
+        try:
+            os.execv(sys.executable, [sys.executable] + flags + sys.argv[1:])
+        except OSError as error:
+            os.write(2, ("codecall: cannot run %s: %s\n" % (sys.executable, error)).encode())
+        os._exit(127)
+    while True:
+        pid, status = os.waitpid(-1, 0)
+        if pid == child:
+            break
+    end_leftovers()
+    exit_like(status)
+
+
+main()
