@@ -12,8 +12,11 @@ import {
   describeValue,
   errorMessage,
   executeCode,
+  readHostEnv,
+  redactSecrets,
   resolveEnvironment,
   resolveTransports,
+  scrubEnv,
   type CodecallErrorCode,
   type Environment,
   type ExecuteCodeResult,
@@ -71,6 +74,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     // "stream,file": candidates in order of preference, as executeCode takes them.
     const transports = config.transport.split(",").map((name) => name.trim()).filter(Boolean);
     const transport = await resolveTransports(transports, { importModule }).catch(explain);
+    const hostSecrets = config.verbose ? hostSecretValues(config.envPassthrough) : [];
     const result = await executeCode({
       code,
       environment,
@@ -86,7 +90,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       ...(config.interpreter ? { interpreter: config.interpreter } : {}),
       signal: controller.signal,
       ...(config.json ? {} : { onStdout: (chunk: Uint8Array) => io.stdout.write(chunk), onStderr: (chunk: Uint8Array) => io.stderr.write(chunk) }),
-      ...(config.verbose ? { onToolCall: (event: ToolCallEvent) => io.stderr.write(describeToolCall(event)) } : {}),
+      ...(config.verbose ? { onToolCall: (event: ToolCallEvent) => io.stderr.write(describeToolCall(event, hostSecrets)) } : {}),
     }).catch(explain);
     report(result, config, io);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
@@ -139,12 +143,24 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
   io.stderr.write(`codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`);
 }
 
-/** One bounded progress line per event, whatever the arguments or the error hold. */
-function describeToolCall(event: ToolCallEvent): string {
-  if (event.phase === "start") return `codecall: → ${event.name} ${describeValue(event.arguments, { maxLength: 120 })}\n`;
-  const error = event.error ?? "";
-  const outcome = event.ok ? "ok" : `failed: ${error.length > 200 ? `${error.slice(0, 200)}…` : error}`;
-  return `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)\n`;
+/**
+ * One bounded progress line per event, whatever the arguments or the error hold. Secrets are masked
+ * as in the script's output: the arguments come from the script, which may have read one.
+ */
+function describeToolCall(event: ToolCallEvent, knownSecrets: readonly string[]): string {
+  let line: string;
+  if (event.phase === "start") line = `codecall: → ${event.name} ${describeValue(event.arguments, { maxLength: 120 })}`;
+  else {
+    const error = event.error ?? "";
+    const outcome = event.ok ? "ok" : `failed: ${error.length > 200 ? `${error.slice(0, 200)}…` : error}`;
+    line = `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)`;
+  }
+  return `${redactSecrets(line, { knownSecrets })}\n`;
+}
+
+/** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines. */
+function hostSecretValues(passthrough: readonly string[]): string[] {
+  return scrubEnv(readHostEnv(), { passthrough }).secretValues;
 }
 
 /**

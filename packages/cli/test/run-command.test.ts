@@ -176,6 +176,17 @@ except ToolError:
     for (const line of lines) expect(line.length).toBeLessThan(300);
   });
 
+  it("masks host secrets in --verbose lines (the arguments come from the script)", async () => {
+    const secret = "verbose-host-secret-0123456789";
+    const result = await runCli(["run", "--verbose", "-"], {
+      stdin: `from codecall import terminal\nterminal("echo " + ${JSON.stringify(secret)})\n`,
+      env: { ...process.env, CLI_VERBOSE_API_TOKEN: secret },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/codecall: → terminal/);
+    expect(result.stderr).not.toContain(secret);
+  });
+
   it("reads options from --config, with flags winning", async () => {
     const config = path.join(dir, "codecall.json");
     await writeFile(config, JSON.stringify({ timeout: 1, maxToolCalls: 0 }));

@@ -373,7 +373,7 @@ print(echo("fine")["text"])
     it("refuses a tool result nested deeper than the limit; that call fails and the script goes on", async () => {
       const result = await run(`
 from codecall import build, echo, ToolError
-print(len(build(100)))
+print(len(build(60)))
 try:
     build(3000)
     print("decoded")
@@ -382,7 +382,7 @@ except ToolError as error:
 print(echo("next")["text"])
 `);
       expect(result.status).toBe("success");
-      expect(result.output).toBe("1\nrefused: build returned a result that is nested deeper than the 128-level limit of tool results\nnext\n");
+      expect(result.output).toBe("1\nrefused: build returned a result that is nested deeper than the 64-level limit of tool results\nnext\n");
     }, timeout);
 
     it("refuses a tool result whose answer exceeds the frame limit, naming the limit", async () => {
@@ -477,7 +477,7 @@ print(echo("after")["text"])
         "message-getter -> an error that cannot be read (reading its message threw)\n" +
           "proxy -> an error that cannot be read (reading its message threw)\n" +
           "before\n" +
-          "deep: Request nested too deeply: arguments may nest at most 128 levels of arrays/objects\n" +
+          "deep: Request nested too deeply: arguments may nest at most 64 levels of arrays/objects\n" +
           "after\n",
       );
       expect(result.status).toBe("success");

@@ -17,12 +17,12 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
   it("refuses a result nested deeper than the limit, naming it, and serves the next call", async () => {
     const build = tool("build", ({ levels }) => nested(levels as number));
     const connection = await openConnection(makeDispatcher({ tools: [build] }));
-    expect((await send(connection, call(1, "build", { levels: 128 }))).result).toEqual(nested(128));
-    for (const levels of [129, 3_000, 100_000]) {
+    expect((await send(connection, call(1, "build", { levels: 64 }))).result).toEqual(nested(64));
+    for (const levels of [65, 3_000, 100_000]) {
       const response = await send(connection, call(2, "build", { levels }));
       expect(response.id).toBe(2);
       expect(response.error?.code).toBe(-32004);
-      expect(response.error?.message).toMatch(/128[- ]level/);
+      expect(response.error?.message).toMatch(/64[- ]level/);
     }
     const custom = await openConnection(makeDispatcher({ tools: [build], maxJsonDepth: 10 }));
     expect((await send(custom, call(3, "build", { levels: 11 }))).error?.message).toBe("build returned a result that is nested deeper than the 10-level limit of tool results");
@@ -43,12 +43,12 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], onToolCall: (event) => events.push(event) }));
     const deep = `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
     const response = await send(connection, deep);
-    expect(response).toMatchObject({ id: 77, error: { code: -32600, message: "Request nested too deeply: arguments may nest at most 128 levels of arrays/objects" } });
+    expect(response).toMatchObject({ id: 77, error: { code: -32600, message: "Request nested too deeply: arguments may nest at most 64 levels of arrays/objects" } });
     expect(events).toEqual([]);
-    expect((await send(connection, call(78, "take", { payload: nested(127) }))).result).toBe("ran");
+    expect((await send(connection, call(78, "take", { payload: nested(63) }))).result).toBe("ran");
   });
 
-  it("answers every call whatever the progress callback does with deep arguments", async () => {
+  it("answers every call whatever the progress callback does with the deepest arguments it may see", async () => {
     const outcomes = [
       (event: ToolCallEvent) => JSON.stringify(event),
       () => boom(),
@@ -56,9 +56,10 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     ];
     for (const onToolCall of outcomes) {
       const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], maxJsonDepth: 1_000_000, onToolCall }));
-      const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
-      const response = await send(connection, deep);
-      expect(response.result).toBe("ran");
+      // Deeper arguments never reach the callback: validation refuses them (see the test above).
+      expect((await send(connection, call(1, "take", { payload: nested(63) }))).result).toBe("ran");
+      const deep = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
+      expect(await send(connection, deep)).toMatchObject({ id: 2, error: { code: -32602 } });
     }
   });
 
@@ -85,7 +86,7 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     ["a Proxy whose traps throw", () => new Proxy({}, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }), /^boom$/],
     ["a thenable whose then getter throws", () => ({ get then() { return boom(); } }), /^boom$/],
     ["a BigInt", () => 1n, /^bad returned a result that is not JSON: .*BigInt/],
-    ["100 000 levels", () => nested(100_000), /^bad returned a result that is not JSON: .*\(results are limited to 128 levels of nesting and a 16777216-byte frame\)$/],
+    ["100 000 levels", () => nested(100_000), /^bad returned a result that is not JSON: .*\(results are limited to 64 levels of nesting and a 16777216-byte frame\)$/],
   ])("turns a result with %s into an error answer", async (_, execute, message) => {
     const connection = await openConnection(makeDispatcher({ tools: [tool("bad", execute)] }));
     const response = await send(connection, call(6, "bad", {}));

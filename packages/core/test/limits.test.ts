@@ -21,7 +21,7 @@ describe("resolveLimits", () => {
       maxStderrBytes: 10_000,
       maxToolCalls: 50,
       maxFrameBytes: 16 * 1024 * 1024,
-      maxJsonDepth: 128,
+      maxJsonDepth: 64,
     });
     expect(Object.isFrozen(DEFAULT_LIMITS)).toBe(true);
   });

@@ -4,8 +4,12 @@
  * frames a guest could not decode — Python's `json` module recurses once per level.
  */
 
-/** Default deepest nesting of a tool's arguments or result, in levels of arrays/objects. */
-export const DEFAULT_MAX_JSON_DEPTH = 128;
+/**
+ * Default deepest nesting of a tool's arguments or result, in levels of arrays/objects: beyond any
+ * real tool's, and well inside what argument validation (several stack frames per level) fits in a
+ * default stack. Schemas are held to it too.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 export interface JsonMeasure {
   /** 0 for a scalar, 1 for `[]` or `{}`, 2 for `[[]]`, ... */

@@ -55,7 +55,7 @@ export interface RpcDispatcherOptions {
    */
   maxFrameBytes?: number;
   /**
-   * Deepest nesting of arguments and results, in levels of arrays/objects (default 128). Deeper
+   * Deepest nesting of arguments and results, in levels of arrays/objects (default 64). Deeper
    * requests are refused before they are parsed; deeper results become a `ToolFailed` error
    * naming the limit (guest JSON decoders recurse once per level).
    */

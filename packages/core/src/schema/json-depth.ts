@@ -4,11 +4,10 @@
  * overflow the stack; the walk here is a loop, and it stops at the first level past the bound.
  */
 
-/**
- * Deepest nesting accepted in tool arguments and in tool schemas: beyond any real tool's, and well
- * inside what the validator's recursion (several frames per level) fits in a default stack.
- */
-export const MAX_JSON_DEPTH = 64;
+import { DEFAULT_MAX_JSON_DEPTH } from "../protocol/json-measure.js";
+
+/** Deepest nesting accepted in tool arguments and in tool schemas (one limit with the dispatcher's). */
+export const MAX_JSON_DEPTH = DEFAULT_MAX_JSON_DEPTH;
 
 /**
  * Why `value` cannot be validated as JSON, or undefined when it can: nesting deeper than
