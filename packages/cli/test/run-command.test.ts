@@ -55,10 +55,10 @@ describe("codecall run", () => {
   });
 
   it("exits 124 on --timeout", async () => {
-    const result = await runCli(["run", "--timeout", "1", "-"], { stdin: "import time\nprint('started', flush=True)\ntime.sleep(60)\n" });
+    const result = await runCli(["run", "--timeout", "5", "-"], { stdin: "import time\nprint('started', flush=True)\ntime.sleep(60)\n" });
     expect(result.code).toBe(124);
     expect(result.stdout).toBe("started\n");
-    expect(result.stderr).toContain("Script timed out after 1s and was killed.");
+    expect(result.stderr).toContain("Script timed out after 5s and was killed.");
   });
 
   it("exits 130 and interrupts cleanly on Ctrl-C", async () => {
@@ -189,7 +189,7 @@ except ToolError:
 
   it("reads options from --config, with flags winning", async () => {
     const config = path.join(dir, "codecall.json");
-    await writeFile(config, JSON.stringify({ timeout: 1, maxToolCalls: 0 }));
+    await writeFile(config, JSON.stringify({ timeout: 5, maxToolCalls: 0 }));
     const result = await runCli(["run", "--config", config, "--max-tool-calls", "5", "--json", "-"], {
       stdin: "from codecall import terminal\nterminal('true')\nimport time\ntime.sleep(30)\n",
     });

@@ -518,11 +518,13 @@ subprocess.run(["sh", "-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${
 print("started", flush=True)
 time.sleep(300)
 `,
-        { limits: { timeoutMs: 2_000, killGraceMs: 1_000 } },
+        // Long enough for a slow start (a loaded machine, a remote backend): the script must be running
+        // and have spread out when the limit strikes.
+        { limits: { timeoutMs: 8_000, killGraceMs: 1_000 } },
       );
       expect(result.status).toBe("timeout");
-      expect(result.error).toBe("Script timed out after 2s and was killed.");
-      expect(result.output).toBe("started\n\n⏰ Script timed out after 2s and was killed.");
+      expect(result.error).toBe("Script timed out after 8s and was killed.");
+      expect(result.output).toBe("started\n\n⏰ Script timed out after 8s and was killed.");
       expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
       expect((await environment.executeOneshot(processGoneCommand(daemonPidFile))).stdout.trim()).toBe("gone");
       await environment.executeOneshot(`rm -rf '${dir}'`);

@@ -22,8 +22,8 @@ print("spread out", flush=True)
 time.sleep(300)
 `;
 
-/** What {@link SPRAWLING_SCRIPT} leaves running: the pipeline, the shell job, script and forked worker. */
-const SPREAD = [/ sleep 301$/m, / cat$/m, / sleep 303$/m, / python3 \S+\/script\.py$(.|\n)* python3 \S+\/script\.py$/m];
+/** What {@link SPRAWLING_SCRIPT} leaves running: the pipeline, the shell job, script and forked worker (the interpreter as the launcher execs it: a full path). */
+const SPREAD = [/ sleep 301$/m, / cat$/m, / sleep 303$/m, /python3 \S+\/script\.py$(.|\n)*python3 \S+\/script\.py$/m];
 
 describeIntegration("docker backend: no process outlives its run", dockerUnavailable, () => {
   const docker = new Docker();
@@ -72,14 +72,14 @@ describeIntegration("docker backend: no process outlives its run", dockerUnavail
       transport: createTransport(),
       tools: builtinTools,
       code: SPRAWLING_SCRIPT,
-      limits: { timeoutMs: 3_000, killGraceMs: 1_000 },
+      limits: { timeoutMs: 15_000, killGraceMs: 1_000 },
       onStdout: () => void (during ??= processesIncluding(SPREAD)),
     });
     // The script really spread out before the kill: pipeline, orphaned shell job, forked worker.
     const spread = (await during!).join("\n");
     for (const pattern of SPREAD) expect(spread).toMatch(pattern);
     expect(result.status).toBe("timeout");
-    expect(result.output).toBe("spread out\n\n⏰ Script timed out after 3s and was killed.");
+    expect(result.output).toBe("spread out\n\n⏰ Script timed out after 15s and was killed.");
     expect(await settledProcesses()).toEqual(baseline);
   });
 
