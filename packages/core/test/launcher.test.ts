@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { launchScriptCommand } from "../src/guest/launcher.js";
+import { processGone } from "./support/process-gone.js";
 
 interface Launched {
   pid: number;
@@ -29,15 +30,6 @@ async function launch(source: string, interpreter = "python3"): Promise<Launched
   // `close`: also every copy of stdout is gone, which a leftover helper would hold open.
   const done = new Promise<Awaited<Launched["done"]>>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout })));
   return { pid: child.pid!, done };
-}
-
-async function processGone(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-    if (status === "" || /^State:\s*Z/m.test(status)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
 }
 
 async function waitForFile(file: string): Promise<string> {

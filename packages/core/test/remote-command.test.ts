@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isMissingCwdFailure, remoteCommand, remoteKillCommand, WRAPPER_FAILURE_EXIT_CODE, type RemoteCommandOptions } from "../src/remote/remote-command.js";
+import { processGone } from "./support/process-gone.js";
 
 interface Ran {
   code: number | null;
@@ -26,16 +27,6 @@ function run(argv: string[], stdin: string | Buffer = ""): { done: Promise<Ran>;
 function runWrapped(command: string, options: RemoteCommandOptions = {}, stdin: string | Buffer = "") {
   const wrapped = remoteCommand(command, options);
   return run(wrapped.argv, Buffer.concat([Buffer.from(wrapped.stdinPrefix), Buffer.from(stdin)]));
-}
-
-/** "gone" once the pid has ended (zombies count as ended). */
-async function processGone(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-    if (status === "" || /^State:\s*Z/m.test(status)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
 }
 
 describe("remoteCommand wrapper", () => {
