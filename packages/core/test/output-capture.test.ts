@@ -160,3 +160,15 @@ describe("createCapture", () => {
     expect(target.finish()).toMatchObject({ truncated: true, capturedBytes: 10, omittedBytes: 90 });
   });
 });
+
+describe("OutputCapture memory", () => {
+  it("holds memory in proportion to what was pushed, not to its limit", () => {
+    // A poll's capture has a limit of tens of MiB and usually sees a few hundred bytes.
+    const before = process.memoryUsage().arrayBuffers;
+    const captures = Array.from({ length: 8 }, () => new OutputCapture(64 * 1024 * 1024));
+    for (const capture of captures) capture.push(bytes("a small poll answer\n"));
+    const grownBy = process.memoryUsage().arrayBuffers - before;
+    expect(grownBy).toBeLessThan(16 * 1024 * 1024);
+    for (const capture of captures) expect(capture.finish().text).toBe("a small poll answer\n");
+  });
+});

@@ -43,11 +43,20 @@ export interface OutputCaptureOptions {
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
 const HEAD_SHARE = 0.4;
 
+/** First size of the growable buffers: most streams are small, whatever their limit. */
+const INITIAL_BUFFER_BYTES = 4096;
+
 export class OutputCapture implements ByteCapture {
-  readonly #head: Uint8Array;
+  /** Grows (doubling) up to `#headSize` as bytes arrive: a large limit costs nothing until used. */
+  #head: Uint8Array = new Uint8Array(0);
+  readonly #headSize: number;
   #headLength = 0;
-  /** The tail ring: the tail's budget, plus (when guarding secrets) the context before it. */
-  readonly #tail: Uint8Array;
+  /**
+   * The tail ring: the tail's budget, plus (when guarding secrets) the context before it. It grows
+   * like the head while it is filled linearly, and reaches `#tailSize` before it first wraps.
+   */
+  #tail: Uint8Array = new Uint8Array(0);
+  readonly #tailSize: number;
   readonly #tailBudget: number;
   /** Next write position in the tail ring, and how much of the ring is filled. */
   #tailWrite = 0;
@@ -62,10 +71,9 @@ export class OutputCapture implements ByteCapture {
     if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
     this.#guardSecrets = options.guardSecrets;
     const context = this.#guardSecrets === undefined ? 0 : CUT_CONTEXT_BYTES;
-    const headBytes = Math.floor(limitBytes * HEAD_SHARE);
-    this.#head = new Uint8Array(headBytes);
-    this.#tailBudget = limitBytes - headBytes;
-    this.#tail = new Uint8Array(this.#tailBudget === 0 ? 0 : this.#tailBudget + context);
+    this.#headSize = Math.floor(limitBytes * HEAD_SHARE);
+    this.#tailBudget = limitBytes - this.#headSize;
+    this.#tailSize = this.#tailBudget === 0 ? 0 : this.#tailBudget + context;
     this.#afterHead = new Uint8Array(context);
   }
 
@@ -76,8 +84,9 @@ export class OutputCapture implements ByteCapture {
   push(chunk: Uint8Array): void {
     this.#totalBytes += chunk.length;
     let rest = chunk;
-    if (this.#headLength < this.#head.length) {
-      const taken = Math.min(this.#head.length - this.#headLength, rest.length);
+    if (this.#headLength < this.#headSize) {
+      const taken = Math.min(this.#headSize - this.#headLength, rest.length);
+      this.#head = grown(this.#head, this.#headLength, this.#headLength + taken, this.#headSize);
       this.#head.set(rest.subarray(0, taken), this.#headLength);
       this.#headLength += taken;
       rest = rest.subarray(taken);
@@ -87,13 +96,16 @@ export class OutputCapture implements ByteCapture {
       this.#afterHead.set(rest.subarray(0, taken), this.#afterHeadLength);
       this.#afterHeadLength += taken;
     }
-    if (rest.length > 0 && this.#tail.length > 0) this.#pushTail(rest);
+    if (rest.length > 0 && this.#tailSize > 0) this.#pushTail(rest);
   }
 
   #pushTail(bytes: Uint8Array): void {
-    const size = this.#tail.length;
+    const size = this.#tailSize;
     // Only the last `size` bytes of a big chunk can survive.
     const kept = bytes.length > size ? bytes.subarray(bytes.length - size) : bytes;
+    // Until the ring is full it is filled from 0 with no wrap (`#tailWrite === #tailFilled`), so it
+    // can grow in place; it is at its full size before the first wrap.
+    if (this.#tail.length < size) this.#tail = grown(this.#tail, this.#tailFilled, this.#tailFilled + kept.length, size);
     const first = Math.min(size - this.#tailWrite, kept.length);
     this.#tail.set(kept.subarray(0, first), this.#tailWrite);
     this.#tail.set(kept.subarray(first), 0);
@@ -103,7 +115,7 @@ export class OutputCapture implements ByteCapture {
 
   /** The tail's bytes in stream order. */
   #tailBytes(): Uint8Array {
-    if (this.#tailFilled < this.#tail.length) return this.#tail.subarray(0, this.#tailFilled);
+    if (this.#tailFilled < this.#tailSize) return this.#tail.subarray(0, this.#tailFilled);
     const ordered = new Uint8Array(this.#tail.length);
     ordered.set(this.#tail.subarray(this.#tailWrite), 0);
     ordered.set(this.#tail.subarray(0, this.#tailWrite), this.#tail.length - this.#tailWrite);
@@ -151,6 +163,17 @@ export class OutputCapture implements ByteCapture {
       omittedBytes,
     };
   }
+}
+
+/**
+ * `buffer` (its first `used` bytes) in an array of at least `needed` bytes: itself when it is big
+ * enough, else a copy at double its size (at least `needed`), never above `max`.
+ */
+function grown(buffer: Uint8Array, used: number, needed: number, max: number): Uint8Array {
+  if (needed <= buffer.length) return buffer;
+  const next = new Uint8Array(Math.min(max, Math.max(needed, buffer.length * 2, INITIAL_BUFFER_BYTES)));
+  next.set(buffer.subarray(0, used));
+  return next;
 }
 
 /** Length of `bytes` without a trailing incomplete UTF-8 sequence. */
