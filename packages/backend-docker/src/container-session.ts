@@ -4,7 +4,8 @@
  * command is lost, and removed on close unless it was not ours.
  */
 import type Docker from "dockerode";
-import { CodecallError, errorMessage, newRunId } from "@codecall/core";
+import { CodecallError, errorMessage } from "@codecall/core";
+import { newRunId } from "@codecall/core/backend-kit";
 import { containerConfig } from "./container-config.js";
 import { describeEngine, engineFailure, pingEngine } from "./docker-connection.js";
 import { probeExec } from "./exec-probe.js";

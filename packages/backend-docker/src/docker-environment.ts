@@ -3,7 +3,8 @@
  * ExecEnvironment supplies the semantics (cwd, env, timeouts, process-tree kills inside the
  * container, files over exec); this class supplies the exec and the container's life.
  */
-import { CodecallError, ExecEnvironment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, type EnvironmentCapabilities } from "@codecall/core";
+import { ExecEnvironment } from "@codecall/core/backend-kit";
 import { ContainerSession } from "./container-session.js";
 import { dockerClient } from "./docker-connection.js";
 import { startDockerExec } from "./docker-exec.js";

@@ -10,7 +10,8 @@
  */
 import { Readable, Writable, type Duplex } from "node:stream";
 import type Docker from "dockerode";
-import { CodecallError, errorMessage, setLongTimeout, type ExecChannel, type ProcessExit } from "@codecall/core";
+import { CodecallError, errorMessage, type ProcessExit } from "@codecall/core";
+import { setLongTimeout, type ExecChannel } from "@codecall/core/backend-kit";
 import { demultiplex } from "./demultiplex.js";
 import { settledExitCode } from "./exec-exit.js";
 

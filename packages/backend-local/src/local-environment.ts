@@ -6,21 +6,8 @@ import { spawn as spawnChild } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import {
-  CodecallError,
-  collectProcess,
-  newRunId,
-  setLongTimeout,
-  toExecResult,
-  TREE_TAG_VARIABLE,
-  type Environment,
-  type EnvironmentCapabilities,
-  type ExecOptions,
-  type ExecResult,
-  type ReadFileOptions,
-  type SpawnOptions,
-  type WriteFileOptions,
-} from "@codecall/core";
+import { ENVIRONMENT_SPECIFICATION_VERSION, CodecallError, type Environment, type EnvironmentCapabilities, type ExecOptions, type ExecResult, type ReadFileOptions, type SpawnOptions, type WriteFileOptions } from "@codecall/core";
+import { collectProcess, newRunId, setLongTimeout, toExecResult, TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
 import { LocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";
 
@@ -41,6 +28,7 @@ const TIMEOUT_GRACE_MS = 2_000;
 const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: true, streamingStdio: true });
 
 export class LocalEnvironment implements Environment {
+  readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
   readonly backendId = "local";
   readonly capabilities = CAPABILITIES;
   readonly #cwd: string;

@@ -6,7 +6,7 @@
  * unreadable) it finds nothing and the group kill is all there is.
  */
 import { readdir, readFile } from "node:fs/promises";
-import { TREE_TAG_VARIABLE } from "@codecall/core";
+import { TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
 
 /**
  * Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged

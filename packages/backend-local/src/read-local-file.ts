@@ -5,7 +5,8 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import { CodecallError, readBounded, type ReadFileOptions } from "@codecall/core";
+import { CodecallError, type ReadFileOptions } from "@codecall/core";
+import { readBounded } from "@codecall/core/backend-kit";
 
 /** Reads `target` (an absolute path) with the Environment contract's errors. */
 export async function readLocalFile(target: string, options: ReadFileOptions = {}): Promise<Uint8Array> {

@@ -8,7 +8,8 @@ import path from "node:path";
 import { once } from "node:events";
 import { constants } from "node:os";
 import { Readable, Writable } from "node:stream";
-import { CodecallError, ExecEnvironment, type StartExec } from "@codecall/core";
+import { CodecallError } from "@codecall/core";
+import { ExecEnvironment, type StartExec } from "@codecall/core/backend-kit";
 import { describeEnvironment } from "@codecall/conformance";
 import { expect, it } from "vitest";
 

@@ -5,7 +5,8 @@
  * own `--cleanenv` does not carry over to later execs, and without it the host's environment —
  * secrets included — would reach the script.
  */
-import { CodecallError, newRunId, shellQuote, type ExecChannel } from "@codecall/core";
+import { CodecallError } from "@codecall/core";
+import { newRunId, shellQuote, type ExecChannel } from "@codecall/core/backend-kit";
 import { createEnvironment as createHostEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import type { ParsedSingularityOptions } from "./singularity-options.js";
 

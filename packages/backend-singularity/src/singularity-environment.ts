@@ -3,7 +3,8 @@
  * Core's ExecEnvironment supplies the semantics (cwd, env on stdin, timeouts and process-tree kills
  * inside the instance, files over exec); this class supplies the exec and the instance's life.
  */
-import { CodecallError, ExecEnvironment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, type EnvironmentCapabilities } from "@codecall/core";
+import { ExecEnvironment } from "@codecall/core/backend-kit";
 import { InstanceSession } from "./instance-session.js";
 import { parseSingularityOptions, type SingularityEnvironmentOptions } from "./singularity-options.js";
 

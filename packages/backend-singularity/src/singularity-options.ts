@@ -2,7 +2,8 @@
  * Options of the singularity backend (Apptainer, or SingularityCE/the old Singularity: they take
  * the same commands and flags), checked before any instance starts.
  */
-import { CodecallError, OptionReader } from "@codecall/core";
+import { CodecallError } from "@codecall/core";
+import { OptionReader } from "@codecall/core/backend-kit";
 
 export interface SingularityEnvironmentOptions {
   /** What to start an instance from: a `.sif` file, a sandbox directory, or `docker://…`/`library://…`. */

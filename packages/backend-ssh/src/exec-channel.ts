@@ -6,7 +6,8 @@
  */
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
-import type { ExecChannel, ProcessExit } from "@codecall/core";
+import type { ProcessExit } from "@codecall/core";
+import type { ExecChannel } from "@codecall/core/backend-kit";
 import type { ClientChannel } from "ssh2";
 
 /** Bytes buffered per output stream before the channel is paused (and SSH flow control holds the remote writer). */

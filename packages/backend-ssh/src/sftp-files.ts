@@ -6,7 +6,8 @@
  * chunk, so `maxBytes` bounds what crosses the connection whatever the file does meanwhile.
  */
 import { posix } from "node:path";
-import { CodecallError, readBounded, type NativeFiles, type ReadFileOptions, type WriteFileOptions } from "@codecall/core";
+import { CodecallError, type ReadFileOptions, type WriteFileOptions } from "@codecall/core";
+import { readBounded, type NativeFiles } from "@codecall/core/backend-kit";
 import type { SFTPWrapper, Stats } from "ssh2";
 
 /** SFTP status codes (draft-ietf-secsh-filexfer-02), the ones that matter here. */

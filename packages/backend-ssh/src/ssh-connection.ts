@@ -5,7 +5,8 @@
  * when it drops fails (its `exit` rejects) and is never retried, since it may have run.
  */
 import { readFile } from "node:fs/promises";
-import { CodecallError, errorMessage, type ExecChannel } from "@codecall/core";
+import { CodecallError, errorMessage } from "@codecall/core";
+import type { ExecChannel } from "@codecall/core/backend-kit";
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from "ssh2";
 import { ChannelLimiter } from "./channel-limiter.js";
 import { toExecChannel } from "./exec-channel.js";

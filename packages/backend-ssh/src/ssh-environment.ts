@@ -6,7 +6,7 @@
  * channel leaves the process running). This package only carries bytes: channels, SFTP, the
  * connection's lifecycle, and host key verification.
  */
-import { ExecEnvironment } from "@codecall/core";
+import { ExecEnvironment } from "@codecall/core/backend-kit";
 import { sftpFiles } from "./sftp-files.js";
 import { SshConnection } from "./ssh-connection.js";
 import { resolveSshOptions, type ResolvedSshOptions, type SshEnvironmentOptions } from "./ssh-options.js";

@@ -5,7 +5,8 @@
  */
 import { homedir, userInfo } from "node:os";
 import path from "node:path";
-import { CodecallError, MAX_TIMER_DELAY_MS, assertEnvName } from "@codecall/core";
+import { CodecallError } from "@codecall/core";
+import { MAX_TIMER_DELAY_MS, assertEnvName } from "@codecall/core/backend-kit";
 import { parseFingerprint, type HostKeyPolicy } from "./host-key-check.js";
 
 export interface SshEnvironmentOptions {

@@ -6,23 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import {
-  checkToolSet,
-  CodecallError,
-  describeValue,
-  errorMessage,
-  executeCode,
-  readHostEnv,
-  redactSecrets,
-  resolveEnvironment,
-  resolveTransports,
-  scrubEnv,
-  type CodecallErrorCode,
-  type Environment,
-  type ExecuteCodeResult,
-  type ToolCallEvent,
-  type ToolDefinition,
-} from "@codecall/core";
+import { checkToolSet, CodecallError, describeValue, errorMessage, executeCode, readHostEnv, redactSecrets, resolveEnvironment, resolveTransports, scrubEnv, type CodecallErrorCode, type Environment, type ExecuteCodeResult, type ToolCallEvent, type ToolDefinition } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter, loadToolModule } from "./module-loading.js";

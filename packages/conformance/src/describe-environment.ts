@@ -7,7 +7,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodecallError, shellQuote, type Environment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, type Environment, type EnvironmentCapabilities } from "@codecall/core";
+import { shellQuote } from "@codecall/core/backend-kit";
 import { describeIntegration } from "./integration.js";
 
 export interface EnvironmentSuiteOptions {

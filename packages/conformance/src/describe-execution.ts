@@ -3,15 +3,7 @@
  * Python scripts calling real tools. Every backend runs it with every transport it supports.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  defineTool,
-  executeCode,
-  type Environment,
-  type ExecuteCodeOptions,
-  type ExecuteCodeResult,
-  type ToolDefinition,
-  type Transport,
-} from "@codecall/core";
+import { defineTool, executeCode, type Environment, type ExecuteCodeOptions, type ExecuteCodeResult, type ToolDefinition, type Transport } from "@codecall/core";
 import { processGoneCommand } from "./describe-environment.js";
 import { describeIntegration } from "./integration.js";
 import { leftoverProcessesCommand } from "./run-leftovers.js";

@@ -6,7 +6,8 @@
  * bytes that crossed to the host: no `readFile` ever returns more than the cap.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CodecallError, shellQuote as q, type Environment, type ExecOptions, type ExecResult, type ReadFileOptions } from "@codecall/core";
+import { CodecallError, type Environment, type ExecOptions, type ExecResult, type ReadFileOptions } from "@codecall/core";
+import { shellQuote as q } from "@codecall/core/backend-kit";
 import { describeIntegration } from "./integration.js";
 
 /** Reads `path` through `environment` the way the code under test does (a tool call, say). */

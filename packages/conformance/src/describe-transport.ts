@@ -4,7 +4,8 @@
  * in a real environment. Only the Transport and Environment contracts are used.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RpcErrorCode, type Environment, type Transport } from "@codecall/core";
+import type { Environment, Transport } from "@codecall/core";
+import { RpcErrorCode } from "@codecall/core/protocol";
 import { describeIntegration } from "./integration.js";
 import { runGuest, type GuestRunOptions } from "./transport-harness.js";
 

@@ -3,21 +3,9 @@
  * generated module and a driver script, a real RpcDispatcher with probe tools, the transport's
  * session, and the environment's own `execute` — so a case sees exactly what the transport does.
  */
-import {
-  DEFAULT_MAX_FRAME_BYTES,
-  defineTool,
-  generatePythonModule,
-  newRunId,
-  newRunToken,
-  RpcDispatcher,
-  shellQuote,
-  type Environment,
-  type ExecResult,
-  type ToolCallEvent,
-  type ToolDefinition,
-  type Transport,
-  type TransportSession,
-} from "@codecall/core";
+import { defineTool, type Environment, type ExecResult, type ToolCallEvent, type ToolDefinition, type Transport, type TransportSession } from "@codecall/core";
+import { DEFAULT_MAX_FRAME_BYTES, generatePythonModule, newRunToken, RpcDispatcher } from "@codecall/core/protocol";
+import { newRunId, shellQuote } from "@codecall/core/backend-kit";
 
 /** What the probe tools saw during one guest run. */
 export interface ToolProbe {

@@ -9,7 +9,9 @@ import type { ExecuteCodeResult } from "./execute/result.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
 import type { JSONSchema } from "./schema/json-schema.js";
+import { assertRunPlugins } from "./specification.js";
 import type { ToolDefinition } from "./tool.js";
+import type { Transport } from "./transport.js";
 
 export interface CodeToolOptions extends Omit<ExecuteCodeOptions, "code" | "signal" | "environment"> {
   /** The environment, or a function that provides one per call (e.g. a sandbox per session). */
@@ -38,6 +40,8 @@ export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult
  * script failures.
  */
 export function createCodeTool(options: CodeToolOptions): CodeTool {
+  const transports: readonly Transport[] = Array.isArray(options.transport) ? options.transport : [options.transport as Transport];
+  assertRunPlugins(typeof options.environment === "function" ? undefined : options.environment, transports);
   const tools = selectTools(options.tools ?? [], options.allowedTools);
   const limits = resolveLimits(options.limits);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;

@@ -110,6 +110,8 @@ export interface ReadFileOptions {
 
 /** An execution environment. Obtain one from a backend package or the resolver. */
 export interface Environment extends AsyncDisposable {
+  /** The contract version this environment implements; hosts refuse another one. */
+  readonly specificationVersion: "v1";
   /** Which backend made this environment: "local", "docker", "ssh", ... */
   readonly backendId: string;
   readonly capabilities: EnvironmentCapabilities;

@@ -20,6 +20,7 @@ export type CodecallErrorCode =
   | "FILE_TOO_LARGE"
   | "INVALID_PATH"
   | "INVALID_TOOL"
+  | "INCOMPATIBLE_PLUGIN"
   | "TRANSPORT_FAILED";
 
 export interface CodecallErrorOptions {

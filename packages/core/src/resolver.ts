@@ -9,6 +9,7 @@
  */
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
+import { assertSpecification } from "./specification.js";
 import type { Transport } from "./transport.js";
 
 /** Backend name → package. */
@@ -53,7 +54,10 @@ const defaultImporter: ModuleImporter = (specifier) => import(/* @vite-ignore */
 
 /** Creates (or passes through) an environment. */
 export async function resolveEnvironment(spec: EnvironmentSpec, options: ResolveOptions = {}): Promise<Environment> {
-  if (typeof spec !== "string" && !("backend" in spec)) return spec;
+  if (typeof spec !== "string" && !("backend" in spec)) {
+    assertSpecification("environment", spec, `The environment you passed (backend "${spec.backendId}")`);
+    return spec;
+  }
   const { backend, options: backendOptions } = typeof spec === "string" ? { backend: spec, options: {} } : spec;
   const specifier = packageFor("backend", backend, BACKEND_PACKAGES);
   const module = await loadPlugin(specifier, "backend", backend, options.importModule);
@@ -61,7 +65,9 @@ export async function resolveEnvironment(spec: EnvironmentSpec, options: Resolve
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_BACKEND", `${specifier} does not export createEnvironment(), so it is not a codecall backend`);
   }
-  return (await create(backendOptions ?? {})) as Environment;
+  const environment: unknown = await create(backendOptions ?? {});
+  assertSpecification("environment", environment, specifier);
+  return environment as Environment;
 }
 
 /**
@@ -76,6 +82,7 @@ export async function resolveTransports(
   const out: Transport[] = [];
   for (const item of items) {
     if (typeof item !== "string") {
+      assertSpecification("transport", item, `The transport you passed ("${item.id}")`);
       out.push(item);
     } else if (item === "auto") {
       for (const name of AUTO_TRANSPORT_ORDER) {
@@ -105,7 +112,9 @@ async function loadTransport(name: string, options: ResolveOptions & { transport
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_TRANSPORT", `${specifier} does not export createTransport(), so it is not a codecall transport`);
   }
-  return (await create(options.transportOptions?.[name] ?? {})) as Transport;
+  const transport: unknown = await create(options.transportOptions?.[name] ?? {});
+  assertSpecification("transport", transport, specifier);
+  return transport as Transport;
 }
 
 function packageFor(kind: "backend" | "transport", name: string, known: Readonly<Record<string, string>>): string {

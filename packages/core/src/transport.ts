@@ -35,6 +35,8 @@ export interface TransportSession {
  * use only the Environment contract.
  */
 export interface Transport {
+  /** The contract version this transport implements; hosts refuse another one. */
+  readonly specificationVersion: "v1";
   /** "uds", "file", "stream", or a third-party name. */
   readonly id: string;
   /** True when this transport can serve a run in `environment`. */

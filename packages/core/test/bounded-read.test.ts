@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CodecallError, readBounded, type ReadAt } from "../src/index.js";
+import { readBounded, type ReadAt } from "../src/backend-kit.js";
+import { CodecallError } from "../src/errors.js";
 
 /** A source of `total` bytes (endless when undefined) handing out at most `chunk` per read; counts what it gave. */
 function source(total: number | undefined, chunk = Number.POSITIVE_INFINITY): { read: ReadAt; given: () => number; calls: () => number } {

@@ -15,7 +15,7 @@ const tool = (name: string, description: string, properties: Record<string, JSON
 });
 
 /** Never used: describing the tool does not touch the transport. */
-const transport = { id: "none" } as unknown as Transport;
+const transport = { specificationVersion: "v1", id: "none" } as unknown as Transport;
 
 const terminal = tool("terminal", "Runs a shell command. Output is captured.", { command: { type: "string" }, timeout: { type: "integer", default: 60 } }, ["command"]);
 const readFile = tool("read_file", "Reads a file.", { path: { type: "string" } }, ["path"]);

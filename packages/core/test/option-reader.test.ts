@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CodecallError, OptionReader } from "../src/index.js";
+import { OptionReader } from "../src/backend-kit.js";
+import { CodecallError } from "../src/errors.js";
 
 const reader = (raw: unknown) => new OptionReader("demo", raw, ["name", "flag", "count", "list", "env"]);
 const problem = (read: () => unknown) => {

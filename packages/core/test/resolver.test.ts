@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
 import { resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
+import type { Environment } from "../src/environment.js";
 import type { Transport } from "../src/transport.js";
 import { fakeEnvironment } from "./support/rpc.js";
 
@@ -10,7 +11,7 @@ function notFound(specifier: string): Error {
   });
 }
 
-const fakeTransport = (id: string): Transport => ({ id, supports: () => true, open: async () => ({ guestEnv: {}, close: async () => {} }), guestClient: () => "" });
+const fakeTransport = (id: string): Transport => ({ specificationVersion: "v1", id, supports: () => true, open: async () => ({ guestEnv: {}, close: async () => {} }), guestClient: () => "" });
 
 /** An importer that knows only the given modules; anything else is "not installed". */
 function importer(modules: Record<string, unknown>, seen: string[] = []): ModuleImporter {
@@ -149,5 +150,37 @@ describe("resolveTransports", () => {
     const error = await rejection(resolveTransports("uds", { importModule: importer({}) }));
     expect(error.code).toBe("PACKAGE_NOT_INSTALLED");
     expect(error.message).toContain("npm install @codecall/transport-uds");
+  });
+});
+
+describe("contract versions", () => {
+  const futureEnvironment = { ...fakeEnvironment, specificationVersion: "v2" } as unknown as Environment;
+  const { specificationVersion: _dropped, ...unversioned } = fakeTransport("old") as unknown as Record<string, unknown>;
+
+  it("refuses a backend package of another Environment version, naming both", async () => {
+    const importModule = importer({ "@acme/backend": { createEnvironment: () => futureEnvironment } });
+    const error = await rejection(resolveEnvironment("@acme/backend", { importModule }));
+    expect(error.code).toBe("INCOMPATIBLE_PLUGIN");
+    expect(error.message).toBe(
+      "@acme/backend implements Environment specification v2, but this @codecall/core implements Environment specification v1. Install versions of the two that match.",
+    );
+    expect(error.details).toEqual({ kind: "environment", expected: "v1", found: "v2" });
+  });
+
+  it("refuses an environment instance of another version", async () => {
+    const error = await rejection(resolveEnvironment(futureEnvironment, { importModule: importer({}) }));
+    expect(error.code).toBe("INCOMPATIBLE_PLUGIN");
+    expect(error.message).toContain('The environment you passed (backend "fake") implements Environment specification v2');
+  });
+
+  it("refuses a transport that states no version, by package and by instance", async () => {
+    const importModule = importer({ "@acme/transport": { createTransport: () => unversioned } });
+    const byName = await rejection(resolveTransports("@acme/transport", { importModule }));
+    expect(byName.code).toBe("INCOMPATIBLE_PLUGIN");
+    expect(byName.message).toBe(
+      "@acme/transport states no specificationVersion (it predates versioned contracts), but this @codecall/core implements Transport specification v1. Install versions of the two that match.",
+    );
+    const byInstance = await rejection(resolveTransports([unversioned as unknown as Transport], { importModule }));
+    expect(byInstance.message).toContain('The transport you passed ("old") states no specificationVersion');
   });
 });

@@ -5,39 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { createCodeTool } from "../src/code-tool.js";
-import type { Environment } from "../src/environment.js";
 import { CodecallError } from "../src/errors.js";
 import { executeCode } from "../src/execute/execute-code.js";
 import type { JSONSchema } from "../src/schema/json-schema.js";
 import { checkToolSet } from "../src/tool-set.js";
 import type { ToolDefinition } from "../src/tool.js";
-import type { Transport } from "../src/transport.js";
+import { recorder } from "./support/recorder.js";
 
 const tool = (name: string, parameters: JSONSchema = { type: "object" }): ToolDefinition => ({ name, description: "", parameters, execute: () => null });
 
-/** An environment and a transport that count every use: a refused tool set must not touch them. */
-function recorder() {
-  const used: string[] = [];
-  const environment = new Proxy({ backendId: "fake", capabilities: { hostSockets: true } } as unknown as Environment, {
-    get(target, property) {
-      if (property in target) return (target as unknown as Record<PropertyKey, unknown>)[property];
-      return () => {
-        used.push(`environment.${String(property)}`);
-        return Promise.reject(new Error("not expected"));
-      };
-    },
-  });
-  const transport: Transport = {
-    id: "fake",
-    supports: () => true,
-    guestClient: () => "",
-    open: () => {
-      used.push("transport.open");
-      return Promise.reject(new Error("not expected"));
-    },
-  };
-  return { used, environment, transport };
-}
 
 async function refusal(run: () => unknown): Promise<CodecallError> {
   try {

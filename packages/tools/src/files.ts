@@ -6,7 +6,8 @@
  * Relative paths are left relative: the environment resolves them (during a run, core's
  * ScopedEnvironment joins them with the run's working directory, and shell commands run there).
  */
-import { CodecallError, errorMessage, shellQuote, type Environment } from "@codecall/core";
+import { CodecallError, errorMessage, type Environment } from "@codecall/core";
+import { shellQuote } from "@codecall/core/backend-kit";
 
 /** Time a small helper command (a stat) may take. */
 const PROBE_TIMEOUT_MS = 30_000;

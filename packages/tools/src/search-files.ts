@@ -10,7 +10,8 @@
  *   so the host receives at most `limit` results whatever the tree holds.
  * - Content matches come in `find` order (stable while the tree is unchanged); file names sorted.
  */
-import { CodecallError, shellQuote } from "@codecall/core";
+import { CodecallError } from "@codecall/core";
+import { shellQuote } from "@codecall/core/backend-kit";
 import { checkPath, expandHome, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 import { toPosixEre } from "./regex.js";

@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
-import { describePythonSignatures, generatePythonModule, validateAgainstSchema, type ToolDefinition } from "@codecall/core";
+import type { ToolDefinition } from "@codecall/core";
+import { describePythonSignatures, generatePythonModule } from "@codecall/core/protocol";
+import { validateAgainstSchema } from "@codecall/core/backend-kit";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_TOOL_NAMES, builtinTools, createBuiltinTools, patchTool, readFileTool, searchFilesTool, terminalTool, writeFileTool } from "../src/index.js";
 import { useWorkspace } from "./support.js";

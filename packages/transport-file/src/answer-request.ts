@@ -3,7 +3,8 @@
  * newline, then the JSON-RPC frame exactly as other transports send it; every file gets exactly
  * one answer, an error for anything too large, unauthorised or malformed.
  */
-import { encodeFrame, rpcError, RpcErrorCode, type RunContext } from "@codecall/core";
+import type { RunContext } from "@codecall/core";
+import { encodeFrame, rpcError, RpcErrorCode } from "@codecall/core/protocol";
 import type { PolledRequest } from "./poll-script.js";
 
 /** Room for the token line on top of the frame limit. */

@@ -5,7 +5,8 @@
  * first poll after it finishes (which it wakes). The interval is short while calls flow and backs
  * off while the guest is idle.
  */
-import { encodeFrame, newRunToken, rpcError, RpcErrorCode, type Environment, type RunContext, type TransportSession } from "@codecall/core";
+import type { Environment, RunContext, TransportSession } from "@codecall/core";
+import { encodeFrame, newRunToken, rpcError, RpcErrorCode } from "@codecall/core/protocol";
 import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
 import { maxPollOutputBytes, parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
 

@@ -3,14 +3,7 @@
  * and the host serves them by polling with `executeOneshot` — no host socket, no shared
  * filesystem, no long-lived exec. It works on every backend, so it comes last in `"auto"`.
  */
-import {
-  CodecallError,
-  type Environment,
-  type GuestLanguage,
-  type RunContext,
-  type Transport,
-  type TransportSession,
-} from "@codecall/core";
+import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
 import { FileSession, type FileSessionOptions } from "./file-session.js";
 import pythonClient from "./guest/file_client.py?raw";
 import { createRpcDirCommand } from "./rpc-dir.js";
@@ -34,6 +27,7 @@ export interface FileTransportOptions {
 }
 
 export class FileTransport implements Transport {
+  readonly specificationVersion = TRANSPORT_SPECIFICATION_VERSION;
   readonly id = "file";
   readonly #options: FileSessionOptions;
 

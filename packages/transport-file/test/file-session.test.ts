@@ -1,7 +1,8 @@
 import { readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { defineTool, RpcDispatcher, RpcErrorCode, type TransportSession } from "@codecall/core";
+import { defineTool, type TransportSession } from "@codecall/core";
+import { RpcDispatcher, RpcErrorCode } from "@codecall/core/protocol";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { createTransport, type FileTransportOptions } from "../src/index.js";
 import { parsePollOutput } from "../src/poll-script.js";

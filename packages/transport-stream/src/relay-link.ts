@@ -9,7 +9,8 @@
  * that connection's calls while its answers pile up). A guest that does not read holds back only
  * itself, and the host's memory stays bounded.
  */
-import { CallFlow, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import type { EnvironmentProcess, ProcessExit, RunContext } from "@codecall/core";
+import { CallFlow } from "@codecall/core/protocol";
 import { encodeRelayAck, encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
 
 const encoder = new TextEncoder();

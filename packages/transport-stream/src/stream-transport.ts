@@ -5,7 +5,9 @@
  * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
  * instead of a polling cycle.
  */
-import { CodecallError, isCommandNotFound, missingInterpreterMessage, PYTHON_SOCKET_CLIENT, shellQuote, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
+import { isCommandNotFound, missingInterpreterMessage, shellQuote } from "@codecall/core/backend-kit";
 import relaySource from "./guest/relay.py?raw";
 import { RelayLink, RelayStartError } from "./relay-link.js";
 
@@ -29,6 +31,7 @@ export interface StreamTransportOptions {
 }
 
 export class StreamTransport implements Transport {
+  readonly specificationVersion = TRANSPORT_SPECIFICATION_VERSION;
   readonly id = "stream";
   readonly #startTimeoutMs: number;
   readonly #closeGraceMs: number;

@@ -1,7 +1,8 @@
 // The host end of the relay against a hand-driven process: the relay's stdout is written by the
 // test, its stdin read by it, so routing, garbage, silence and exits can be staged exactly.
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, defineTool, RpcDispatcher, RpcErrorCode, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import { defineTool, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import { DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, RpcDispatcher, RpcErrorCode } from "@codecall/core/protocol";
 import { createEnvironment } from "@codecall/backend-local";
 import { encodeRelayAck, encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
 import { RelayLink } from "../src/relay-link.js";

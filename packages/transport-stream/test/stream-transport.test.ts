@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CodecallError, PYTHON_SOCKET_CLIENT, type Environment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, type Environment, type EnvironmentCapabilities } from "@codecall/core";
+import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
 import { createTransport } from "../src/index.js";
 
 const withCapabilities = (capabilities: EnvironmentCapabilities) => ({ capabilities }) as unknown as Environment;

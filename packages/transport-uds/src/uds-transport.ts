@@ -6,7 +6,9 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
-import { CallFlow, PYTHON_SOCKET_CLIENT, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import type { Environment, GuestLanguage, RunContext, Transport, TransportSession } from "@codecall/core";
+import { TRANSPORT_SPECIFICATION_VERSION } from "@codecall/core";
+import { CallFlow, PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH = 100;
@@ -17,6 +19,7 @@ export interface UdsTransportOptions {
 }
 
 export class UdsTransport implements Transport {
+  readonly specificationVersion = TRANSPORT_SPECIFICATION_VERSION;
   readonly id = "uds";
   readonly requires = "the local backend (the script must reach a Unix socket on this host)";
   readonly #fallbackRoot: string;

@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { RpcDispatcher } from "@codecall/core";
+import { RpcDispatcher } from "@codecall/core/protocol";
 import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "../src/index.js";
 

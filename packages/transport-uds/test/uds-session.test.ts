@@ -2,7 +2,8 @@ import { connect, type Socket } from "node:net";
 import { rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defineTool, RpcDispatcher, RpcErrorCode, type TransportSession } from "@codecall/core";
+import { defineTool, type TransportSession } from "@codecall/core";
+import { RpcDispatcher, RpcErrorCode } from "@codecall/core/protocol";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { createTransport } from "../src/index.js";
 

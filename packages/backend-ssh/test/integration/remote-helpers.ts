@@ -1,5 +1,6 @@
 // Shell snippets the SSH integration tests run on the host to look at processes and connections.
-import { shellQuote, type Environment } from "@codecall/core";
+import type { Environment } from "@codecall/core";
+import { shellQuote } from "@codecall/core/backend-kit";
 
 /**
  * Prints the pid of the sshd process serving the connection the command runs on: the nearest

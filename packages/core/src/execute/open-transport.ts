@@ -5,11 +5,16 @@
  */
 import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
+import { assertRunPlugins } from "../specification.js";
 import type { RunContext, Transport, TransportSession } from "../transport.js";
 
-/** The candidates that support the environment, in order; explains when there are none. */
+/**
+ * The candidates that support the environment, in order; explains when there are none. Refuses
+ * an environment or transport written for another contract version first.
+ */
 export function supportingTransports(candidates: Transport | readonly Transport[], environment: Environment): Transport[] {
   const list = Array.isArray(candidates) ? (candidates as readonly Transport[]) : [candidates as Transport];
+  assertRunPlugins(environment, list);
   const supporting = list.filter((transport) => transport.supports(environment));
   if (supporting.length > 0) return supporting;
   const names = list.map((transport) => transport.id).join(", ") || "(none given)";
@@ -20,11 +25,6 @@ export function supportingTransports(candidates: Transport | readonly Transport[
       `Choose another, or "auto": the file transport (@codecall/transport-file) works with every backend.`,
     { details: { backend: environment.backendId, tried: list.map((transport) => transport.id) } },
   );
-}
-
-/** The first transport that supports the environment; explains when none does. */
-export function pickTransport(candidates: Transport | readonly Transport[], environment: Environment): Transport {
-  return supportingTransports(candidates, environment)[0]!;
 }
 
 /** A transport serving the run, and the earlier candidates that failed to open (with why). */

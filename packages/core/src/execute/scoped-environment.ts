@@ -3,6 +3,7 @@
  * `terminal("env")` shows no host secret) and the run's working directory, and relative file
  * paths resolve against that directory. Closing it does not close the real environment.
  */
+import { ENVIRONMENT_SPECIFICATION_VERSION } from "../specification.js";
 import type {
   Environment,
   EnvironmentCapabilities,
@@ -22,6 +23,7 @@ export interface RunScope {
 }
 
 export class ScopedEnvironment implements Environment {
+  readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
   readonly #inner: Environment;
   readonly #scope: RunScope;
 

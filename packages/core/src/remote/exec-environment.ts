@@ -8,6 +8,7 @@
  * keeps no more of the exec's output than that many bytes encode to (whatever `head` turns out to
  * be), so a script cannot make the host hold more than the cap.
  */
+import { ENVIRONMENT_SPECIFICATION_VERSION } from "../specification.js";
 import type {
   CommandOptions,
   Environment,
@@ -53,6 +54,7 @@ const NOT_FOUND_EXIT_CODE = 3;
 const IS_DIRECTORY_EXIT_CODE = 4;
 
 export class ExecEnvironment implements Environment {
+  readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
   readonly backendId: string;
   readonly capabilities: EnvironmentCapabilities;
   readonly #executor: RemoteExecutor;

@@ -1,10 +1,12 @@
 import type { Environment, EnvironmentProcess, ExecOptions, ExecResult, ReadFileOptions, SpawnOptions, WriteFileOptions } from "@codecall/core";
+import { ENVIRONMENT_SPECIFICATION_VERSION } from "@codecall/core";
 
 /** Decides what one `executeOneshot` does; `run` performs the real one. */
 export type OneshotInterceptor = (command: string, options: ExecOptions | undefined, run: () => Promise<ExecResult>) => Promise<ExecResult>;
 
 /** An environment that delegates everything and counts (and may alter) every `executeOneshot`. */
 export class OneshotSpy implements Environment {
+  readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
   calls = 0;
   readonly #inner: Environment;
   #intercept: OneshotInterceptor;

@@ -1,0 +1,26 @@
+/**
+ * @codecall/core/backend-kit — what a backend (or transport, or tool) author builds on:
+ * `ExecEnvironment` (a whole Environment from one "run this command" primitive), the remote
+ * command scripts, the option reader, process collection, bounded reads, shell quoting, timers
+ * and the other small helpers the official plugins share. An embedder needs none of it.
+ */
+export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
+export type { ExecChannel, ExecRequest, StartExec } from "./remote/remote-executor.js";
+export {
+  remoteCommand,
+  remoteKillCommand,
+  TREE_TAG_VARIABLE,
+  WRAPPER_FAILURE_EXIT_CODE,
+  type RemoteCommand,
+  type RemoteCommandOptions,
+} from "./remote/remote-command.js";
+export { OptionReader } from "./options/option-reader.js";
+export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
+export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type ReadAt } from "./files/bounded-read.js";
+export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
+export { isCommandNotFound, missingInterpreterMessage } from "./execute/result.js";
+export { validateAgainstSchema } from "./schema/validate.js";
+export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
+export { stripAnsi } from "./text/ansi.js";
+export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
+export { newRunId } from "./ids.js";
