@@ -5,7 +5,7 @@
  */
 import type Docker from "dockerode";
 import { CodecallError, errorMessage } from "@codecall/core";
-import { newRunId } from "@codecall/core/backend-kit";
+import { debugLogger, newRunId } from "@codecall/core/backend-kit";
 import { containerConfig } from "./container-config.js";
 import { describeEngine, engineFailure, pingEngine } from "./docker-connection.js";
 import { probeExec } from "./exec-probe.js";
@@ -18,6 +18,8 @@ const MISSING_TOOLS_PROBE = `for t in ${REQUIRED_TOOLS.join(" ")}; do command -v
 
 /** How long a dying container may still be reported as running before we call it gone anyway. */
 const STATE_SETTLE_MS = 2_000;
+
+const log = debugLogger("backend");
 
 export class ContainerSession implements ExecTarget {
   /** Random id of this environment: in the default container name and the session label. */
@@ -84,6 +86,7 @@ export class ContainerSession implements ExecTarget {
     if (!container || !this.owned || this.#options.keepContainer) return;
     try {
       await container.remove({ force: true, abortSignal: this.#deadline() });
+      log(() => `docker: removed container ${this.#name}`);
     } catch (error) {
       // Already gone (removed from outside, or by an earlier close): nothing left to release.
       if (statusCode(error) === 404 || /already in progress/.test(errorMessage(error))) return;
@@ -116,6 +119,7 @@ export class ContainerSession implements ExecTarget {
 
   async #open(): Promise<Docker.Container> {
     await pingEngine(this.#docker, this.#options);
+    log(() => `docker: the engine at ${describeEngine(this.#options)} answers`);
     const container = this.#options.container === undefined ? await this.#create() : await this.#attach(this.#options.container);
     this.#container = container;
     try {
@@ -157,17 +161,20 @@ export class ContainerSession implements ExecTarget {
           { cause: error, details: { image } },
         );
       }
+      log(() => `docker: image ${image} is not present; pulling it`);
       await this.#pull(image);
       container = await this.#docker.createContainer({ ...config, abortSignal: this.#deadline() }).catch((retryError: unknown) => {
         throw this.#engineError(`create a container from ${image}`, retryError);
       });
     }
+    log(() => `docker: created container ${this.#name} (${container.id.slice(0, 12)}) from ${image}`);
     try {
       await container.start({ abortSignal: this.#deadline() });
     } catch (error) {
       await container.remove({ force: true, abortSignal: this.#deadline() }).catch(() => {});
       throw this.#engineError(`start a container from ${image}`, error);
     }
+    log(() => `docker: started container ${this.#name}`);
     return container;
   }
 
@@ -183,6 +190,7 @@ export class ContainerSession implements ExecTarget {
       throw this.#engineError(`inspect container ${reference}`, error);
     }
     this.#name = info.Name.replace(/^\//, "");
+    log(() => `docker: using container ${this.#name} (${info.Id.slice(0, 12)}, ${info.State.Status})`);
     if (!info.State.Running) {
       throw new CodecallError("ENVIRONMENT_FAILED", `Container ${this.#name} is not running (${info.State.Status}): start it (docker start ${this.#name}) or let codecall create one with the image option.`);
     }

@@ -7,7 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ENVIRONMENT_SPECIFICATION_VERSION, CodecallError, type Environment, type EnvironmentCapabilities, type ExecOptions, type ExecResult, type ReadFileOptions, type SpawnOptions, type WriteFileOptions } from "@codecall/core";
-import { collectProcess, newRunId, setLongTimeout, toExecResult, TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
+import { collectProcess, debugLogger, describeCommand, describeExit, newRunId, setLongTimeout, toExecResult, TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
 import { LocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";
 
@@ -26,6 +26,8 @@ export interface LocalEnvironmentOptions {
 const TIMEOUT_GRACE_MS = 2_000;
 
 const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: true, streamingStdio: true });
+
+const log = debugLogger("backend");
 
 export class LocalEnvironment implements Environment {
   readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
@@ -64,6 +66,7 @@ export class LocalEnvironment implements Environment {
     const cwd = options.cwd === undefined ? this.#cwd : this.resolve(options.cwd);
     await assertDirectory(cwd);
     const tag = newRunId();
+    const started = performance.now();
     const child = spawnChild(this.#shell, ["-c", command], {
       cwd,
       // The tree tag lets a kill find the processes that leave the group (see process-tree.ts).
@@ -77,6 +80,8 @@ export class LocalEnvironment implements Environment {
       child.once("error", (error) => reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${this.#shell}: ${error.message}`, { cause: error })));
     });
     const process = new LocalProcess(child, tag);
+    log(() => `local pid ${process.pid}: ${describeCommand(command, { ...options, cwd })}`);
+    void process.wait().then((exit) => log(() => `local pid ${process.pid}: ${describeExit(exit, started)}`));
     this.#track(process, options);
     return process;
   }

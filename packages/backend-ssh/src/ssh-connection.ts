@@ -6,11 +6,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { CodecallError, errorMessage } from "@codecall/core";
-import type { ExecChannel } from "@codecall/core/backend-kit";
+import { debugLogger, type ExecChannel } from "@codecall/core/backend-kit";
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from "ssh2";
 import { ChannelLimiter } from "./channel-limiter.js";
 import { toExecChannel } from "./exec-channel.js";
-import { prepareHostKeyCheck, type HostKeyCheck } from "./host-key-check.js";
+import { fingerprintOf, prepareHostKeyCheck, type HostKeyCheck } from "./host-key-check.js";
 import type { ResolvedSshOptions, SshCredentials } from "./ssh-options.js";
 
 /** A live (or lost) ssh2 client. */
@@ -26,6 +26,8 @@ const OPEN_RETRY_DELAYS_MS = [5, 10, 20, 40, 80, 160, 320, 640, 1280];
 
 /** How long `close()` waits for the server to acknowledge the disconnect before dropping the socket. */
 const CLOSE_GRACE_MS = 2_000;
+
+const log = debugLogger("backend");
 
 export class SshConnection {
   readonly #options: ResolvedSshOptions;
@@ -119,6 +121,7 @@ export class SshConnection {
       });
       link.client.end();
     });
+    log(() => `ssh: disconnected from ${this.target}`);
   }
 
   /** The live link, (re)connecting when there is none or the last one was lost. */
@@ -145,19 +148,27 @@ export class SshConnection {
     const config = await this.#connectConfig(check);
     const client = new Client();
     const link: Link = { client, lost: undefined, sftp: undefined };
+    const started = performance.now();
+    log(() => `ssh: connecting to ${this.target} (login: ${this.#authMethods()}; host key check: ${options.hostKeys.kind})`);
     await new Promise<void>((resolve, reject) => {
       let ready = false;
+      const lose = (reason: Error) => {
+        // Only a connection that was up can be lost; close() ends it on purpose.
+        if (ready && !link.lost && !this.#closed) log(() => `ssh: the connection to ${this.target} was lost (${reason.message})`);
+        link.lost ??= reason;
+      };
       client.on("error", (error: Error & { level?: string }) => {
-        if (ready) link.lost ??= error;
+        if (ready) lose(error);
         else reject(this.#connectError(error, check));
       });
       client.once("ready", () => {
         ready = true;
+        log(() => `ssh: connected to ${this.target} in ${Math.round(performance.now() - started)} ms`);
         resolve();
       });
       const onGone = () => {
         if (!ready) reject(this.#connectError(new Error("the server closed the connection during the handshake"), check));
-        link.lost ??= new Error("the server closed the connection");
+        lose(new Error("the server closed the connection"));
       };
       client.once("end", onGone);
       client.once("close", onGone);
@@ -188,7 +199,11 @@ export class SshConnection {
       readyTimeout: options.connectTimeoutMs,
       keepaliveInterval: options.keepaliveIntervalMs,
       keepaliveCountMax: options.keepaliveCountMax,
-      hostVerifier: (key: Buffer) => check.verify(key),
+      hostVerifier: (key: Buffer) => {
+        const accepted = check.verify(key);
+        log(() => `ssh: ${options.host}:${options.port} presented host key ${fingerprintOf(key)}: ${accepted ? "accepted" : "refused"}`);
+        return accepted;
+      },
     };
     if (check.algorithms) config.algorithms = { serverHostKey: check.algorithms as NonNullable<ConnectConfig["algorithms"]>["serverHostKey"] };
     if (credentials.privateKeyPath !== undefined) config.privateKey = await readPrivateKey(credentials.privateKeyPath);

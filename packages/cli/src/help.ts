@@ -28,4 +28,8 @@ Options:
 
 Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP,
 2 bad command line (unknown option, bad value, unknown backend or transport, plugin not installed).
+
+Debugging: CODECALL_DEBUG=transport,env,rpc,backend (or *) writes on stderr the transport chosen
+and fallbacks, the variable names withheld from the script, tool calls and the commands backends
+run. Lines name variables but never show their values, nor tool arguments; known secrets are masked.
 `;

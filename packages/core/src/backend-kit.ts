@@ -1,8 +1,8 @@
 /**
  * @codecall/core/backend-kit — what a backend (or transport, or tool) author builds on:
  * `ExecEnvironment` (a whole Environment from one "run this command" primitive), the remote
- * command scripts, the option reader, process collection, bounded reads, shell quoting, timers
- * and the other small helpers the official plugins share. An embedder needs none of it.
+ * command scripts, the option reader, process collection, bounded reads, shell quoting, timers,
+ * debug logging and the other small helpers the official plugins share. An embedder needs none of it.
  */
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
 export type { ExecChannel, ExecRequest, StartExec } from "./remote/remote-executor.js";
@@ -24,3 +24,6 @@ export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { newRunId } from "./ids.js";
+export { debugLogger, type DebugLog } from "./debug/debug-log.js";
+export type { DebugNamespace } from "./debug/debug-namespaces.js";
+export { describeCommand, describeExit } from "./debug/describe-command.js";

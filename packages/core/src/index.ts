@@ -35,6 +35,8 @@ export { scrubEnv, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type 
 export { readHostEnv } from "./execute/host-env.js";
 export { redactSecrets, type RedactOptions } from "./text/redact.js";
 export { describeValue, type DescribeOptions } from "./text/describe-value.js";
+export { setDebugNamespaces, setDebugSink, type DebugSink } from "./debug/debug-log.js";
+export type { DebugNamespace } from "./debug/debug-namespaces.js";
 
 export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
 export {

@@ -7,10 +7,13 @@
  * transport exports `createTransport(options)`. A name containing `/` or starting with `.` is
  * taken as a module specifier, so third-party plugins need no registration.
  */
+import { debugLogger } from "./debug/debug-log.js";
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
 import { assertSpecification } from "./specification.js";
 import type { Transport } from "./transport.js";
+
+const log = debugLogger("transport");
 
 /** Backend name → package. */
 export const BACKEND_PACKAGES: Readonly<Record<string, string>> = Object.freeze({
@@ -87,7 +90,10 @@ export async function resolveTransports(
     } else if (item === "auto") {
       for (const name of AUTO_TRANSPORT_ORDER) {
         const transport = await loadTransport(name, options).catch((error: unknown) => {
-          if (CodecallError.isInstance(error, "PACKAGE_NOT_INSTALLED")) return undefined;
+          if (CodecallError.isInstance(error, "PACKAGE_NOT_INSTALLED")) {
+            log(() => `auto: ${name} skipped, ${TRANSPORT_PACKAGES[name]} is not installed`);
+            return undefined;
+          }
           throw error;
         });
         if (transport) out.push(transport);

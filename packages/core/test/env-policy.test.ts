@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { looksSecret, scrubEnv } from "../src/execute/env-policy.js";
+import { describeDropped, looksSecret, scrubEnv } from "../src/execute/env-policy.js";
 
 const HOST_ENV = {
   PATH: "/usr/bin:/bin",
@@ -115,5 +115,19 @@ describe("looksSecret", () => {
 
   it.each(["PATH", "HOME", "LANG", "PYTHONPATH", "TERM", "DATABASE_URL", "EDITOR", "COMPASS_DIR", "PASSENGER_COUNT", "BYPASS"])("does not flag %s", (name) => {
     expect(looksSecret(name)).toBe(false);
+  });
+});
+
+describe("describeDropped", () => {
+  it("names what was withheld and why, never a value", () => {
+    const line = describeDropped(scrubEnv(HOST_ENV).dropped);
+    expect(line).toBe(
+      "withheld from the script (env.passthrough lets a name through): " +
+        "secret-looking: OPENAI_API_KEY GITHUB_TOKEN AWS_SECRET_ACCESS_KEY; not on the allowlist: TERMINAL_X DATABASE_URL EDITOR",
+    );
+  });
+
+  it("says so when nothing was withheld", () => {
+    expect(describeDropped([])).toBe("nothing withheld from the script");
   });
 });

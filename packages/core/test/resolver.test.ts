@@ -3,6 +3,7 @@ import { CodecallError } from "../src/errors.js";
 import { resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
 import type { Environment } from "../src/environment.js";
 import type { Transport } from "../src/transport.js";
+import { captureDebug } from "./support/debug.js";
 import { fakeEnvironment } from "./support/rpc.js";
 
 function notFound(specifier: string): Error {
@@ -119,6 +120,17 @@ describe("resolveTransports", () => {
   it('skips transports that are not installed under "auto"', async () => {
     const { "@codecall/transport-uds": _, "@codecall/transport-stream": __, ...onlyFile } = all;
     expect(await resolveTransports("auto", { importModule: importer(onlyFile) })).toEqual([file]);
+  });
+
+  it('says in a transport debug line which packages "auto" skipped', async () => {
+    const { "@codecall/transport-stream": _, ...withoutStream } = all;
+    const debug = captureDebug("transport");
+    try {
+      await resolveTransports("auto", { importModule: importer(withoutStream) });
+    } finally {
+      debug.stop();
+    }
+    expect(debug.lines).toEqual(["codecall:transport auto: stream skipped, @codecall/transport-stream is not installed"]);
   });
 
   it('fails under "auto" when no transport is installed, naming packages', async () => {

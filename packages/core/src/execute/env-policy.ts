@@ -128,3 +128,15 @@ export function scrubEnv(source: Readonly<Record<string, string | undefined>>, p
   }
   return { env: { ...env, ...policy.set }, dropped, secretValues: [...new Set(secretValues)] };
 }
+
+/** The names `scrubEnv` dropped and why, for a debug line: names only, never values. */
+export function describeDropped(dropped: readonly string[]): string {
+  if (dropped.length === 0) return "nothing withheld from the script";
+  const secret = dropped.filter((name) => looksSecret(name));
+  const unlisted = dropped.filter((name) => !looksSecret(name));
+  const reasons = [
+    secret.length > 0 ? `secret-looking: ${secret.join(" ")}` : undefined,
+    unlisted.length > 0 ? `not on the allowlist: ${unlisted.join(" ")}` : undefined,
+  ];
+  return `withheld from the script (env.passthrough lets a name through): ${reasons.filter(Boolean).join("; ")}`;
+}

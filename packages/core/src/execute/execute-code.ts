@@ -4,6 +4,7 @@
  * interpreter, a transport that breaks) come back as a result with status `error`; only invalid
  * options throw.
  */
+import { debugLogger } from "../debug/debug-log.js";
 import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { launchScriptCommand } from "../guest/launcher.js";
@@ -15,13 +16,15 @@ import type { ToolDefinition } from "../tool.js";
 import { checkToolSet } from "../tool-set.js";
 import type { Transport } from "../transport.js";
 import { openTransport, supportingTransports, type OpenedTransport } from "./open-transport.js";
-import { scrubEnv, type EnvPolicy } from "./env-policy.js";
+import { describeDropped, scrubEnv, type EnvPolicy } from "./env-policy.js";
 import { readHostEnv } from "./host-env.js";
 import { resolveLimits, type ExecutionLimits } from "./limits.js";
 import { redactingSink } from "./redacting-sink.js";
 import { composeResult, failedResult, type ExecuteCodeResult } from "./result.js";
 import { ScopedEnvironment } from "./scoped-environment.js";
 import { superviseScript } from "./supervise-script.js";
+
+const envLog = debugLogger("env");
 
 export interface ExecuteCodeOptions {
   /** The Python source to run. */
@@ -85,6 +88,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
   try {
     runDir = await environment.tempDir();
     const scrubbed = scrubEnv(await environment.defaultEnv(), { host: readHostEnv(), ...options.env });
+    envLog(() => describeDropped(scrubbed.dropped));
     const knownSecrets = options.redactSecrets === false ? undefined : scrubbed.secretValues;
     const toolEnvironment = new ScopedEnvironment(environment, { env: scrubbed.env, ...(options.cwd ? { cwd: options.cwd } : {}) });
     dispatcher = new RpcDispatcher({

@@ -4,9 +4,12 @@
  * the next, so `"auto"` still ends on the file transport that works everywhere.
  */
 import type { Environment } from "../environment.js";
+import { debugLogger } from "../debug/debug-log.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { assertRunPlugins } from "../specification.js";
 import type { RunContext, Transport, TransportSession } from "../transport.js";
+
+const log = debugLogger("transport");
 
 /**
  * The candidates that support the environment, in order; explains when there are none. Refuses
@@ -16,6 +19,7 @@ export function supportingTransports(candidates: Transport | readonly Transport[
   const list = Array.isArray(candidates) ? (candidates as readonly Transport[]) : [candidates as Transport];
   assertRunPlugins(environment, list);
   const supporting = list.filter((transport) => transport.supports(environment));
+  log(() => `candidates for the ${environment.backendId} backend: ${list.map((transport) => describeCandidate(transport, supporting.includes(transport))).join(", ") || "(none)"}`);
   if (supporting.length > 0) return supporting;
   const names = list.map((transport) => transport.id).join(", ") || "(none given)";
   const why = list.map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`).join("; ");
@@ -40,15 +44,24 @@ export interface OpenedTransport {
  */
 export async function openTransport(candidates: readonly Transport[], environment: Environment, run: RunContext): Promise<OpenedTransport> {
   const skipped: string[] = [];
-  for (const transport of candidates) {
+  for (const [index, transport] of candidates.entries()) {
+    const started = performance.now();
     try {
       const session = await transport.open(environment, run);
+      log(() => `using ${transport.id} (opened in ${Math.round(performance.now() - started)} ms)`);
       return { transport, session, skipped };
     } catch (error) {
       skipped.push(`${transport.id}: ${errorMessage(error)}`);
+      const next = candidates[index + 1];
+      log(() => `${transport.id} failed to open: ${errorMessage(error)}; ${next ? `falling back to ${next.id}` : "no candidate left"}`);
     }
   }
   throw new CodecallError("TRANSPORT_FAILED", skipped.join("; "), {
     details: { tried: candidates.map((transport) => transport.id) },
   });
+}
+
+function describeCandidate(transport: Transport, supported: boolean): string {
+  if (supported) return `${transport.id} (supported)`;
+  return `${transport.id} (unsupported${transport.requires ? `: needs ${transport.requires}` : ""})`;
 }

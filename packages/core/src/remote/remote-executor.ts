@@ -5,6 +5,8 @@
  * process-tree kills through a second exec, timeouts (host timer plus an in-environment backstop),
  * abort signals, output caps and clear errors for a missing working directory.
  */
+import { debugLogger } from "../debug/debug-log.js";
+import { describeCommand, describeExit } from "../debug/describe-command.js";
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
@@ -65,11 +67,15 @@ const BACKSTOP_MARGIN_MS = 5_000;
 /** Pause between attempts to start a kill that failed. */
 const KILL_RETRY_PAUSE_MS = 250;
 
+const log = debugLogger("backend");
+
 export class RemoteExecutor {
   readonly #start: StartExec;
   readonly #backendId: string;
   readonly #live = new Set<RemoteProcess>();
   #stateDir: Promise<string> | undefined;
+  /** Numbers the commands in debug lines, so a command's end can be matched with its start. */
+  #launched = 0;
 
   constructor(options: RemoteExecutorOptions) {
     this.#start = options.start;
@@ -106,21 +112,38 @@ export class RemoteExecutor {
 
   /** Runs an unwrapped helper command (no env, cwd or timeout handling) and returns its stdout; rejects on failure. */
   async run(script: string, stdin?: string | Uint8Array): Promise<string> {
+    log(() => `${this.#backendId} helper: ${describeCommand(script)}`);
     return this.#run(shellExec(script), stdin);
   }
 
   async #launch(command: string, options: SpawnOptions, killable: boolean): Promise<RemoteProcess> {
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
+    const number = (this.#launched += 1);
+    const name = () => `${this.#backendId} command ${number}`;
+    log(() => `${name()}: ${describeCommand(command, options)}`);
+    const started = performance.now();
     const channel = await this.#start(wrapped);
     // When the in-environment timeout has surely ended the command, wherever the host stands.
     const backstopAt = options.timeoutMs === undefined ? Infinity : Date.now() + inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS;
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, (graceMs) => this.#kill(pidFile, channel, graceMs, backstopAt), this.#backendId);
+    const killTree = (graceMs: number) => {
+      log(() => `${name()}: killing its process tree (grace ${graceMs} ms)`);
+      return this.#kill(pidFile, channel, graceMs, backstopAt);
+    };
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
     await process.ready;
     process.watch(options);
     this.#live.add(process);
-    const forget = () => this.#live.delete(process);
-    process.wait().then(forget, forget);
+    process.wait().then(
+      (exit) => {
+        this.#live.delete(process);
+        log(() => `${name()}: ${describeExit(exit, started)}`);
+      },
+      (error: unknown) => {
+        this.#live.delete(process);
+        log(() => `${name()}: ${errorMessage(error)}`);
+      },
+    );
     return process;
   }
 

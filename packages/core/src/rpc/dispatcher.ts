@@ -4,6 +4,7 @@
  * tool, and produces exactly one response frame per request — an error frame for anything
  * malformed. Transports only move frames.
  */
+import { debugLogger } from "../debug/debug-log.js";
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { callSafely } from "../safe-callback.js";
@@ -18,6 +19,7 @@ import {
   rpcResult,
   RpcMethod,
   sniffRequestId,
+  type RpcFailure,
   type RpcId,
   type RpcRequest,
 } from "../protocol/messages.js";
@@ -68,6 +70,8 @@ const MAX_ERROR_MESSAGE_CHARS = 16_384;
 const REQUEST_ENVELOPE_DEPTH = 2;
 /** Levels an answer adds around its result: the response object. */
 const RESPONSE_ENVELOPE_DEPTH = 1;
+
+const log = debugLogger("rpc");
 
 /** Options of {@link RpcDispatcher.createConnection}. */
 export interface ConnectionOptions {
@@ -135,24 +139,24 @@ export class RpcDispatcher {
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
     if (typeof name !== "string" || name === "") {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, 'tools/call needs params.name, the tool name'));
+      return refuse(rpcError(id, RpcErrorCode.InvalidParams, 'tools/call needs params.name, the tool name'));
     }
     const tool = this.#tools.get(name);
-    if (!tool) return frame(rpcError(id, RpcErrorCode.ToolNotAvailable, this.#notAvailableMessage(name)));
+    if (!tool) return refuse(rpcError(id, RpcErrorCode.ToolNotAvailable, this.#notAvailableMessage(name)));
 
     const args = params.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, "Invalid arguments: arguments must be an object"));
+      return refuse(rpcError(id, RpcErrorCode.InvalidParams, "Invalid arguments: arguments must be an object"));
     }
     const issues = validateAgainstSchema(args, tool.parameters);
     if (issues.length > 0) {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, `Invalid arguments: ${issues.join("; ")}`, { issues }));
+      return refuse(rpcError(id, RpcErrorCode.InvalidParams, `Invalid arguments: ${issues.join("; ")}`, { issues }));
     }
     if (this.#closedReason !== undefined) {
-      return frame(rpcError(id, RpcErrorCode.Cancelled, `Tool call cancelled: ${this.#closedReason}`));
+      return refuse(rpcError(id, RpcErrorCode.Cancelled, `Tool call cancelled: ${this.#closedReason}`));
     }
     if (this.#toolCallsMade >= this.#maxToolCalls) {
-      return frame(
+      return refuse(
         rpcError(
           id,
           RpcErrorCode.ToolCallLimit,
@@ -169,6 +173,7 @@ export class RpcDispatcher {
     this.#inFlight.add(controller);
     const started = performance.now();
     callSafely(this.#options.onToolCall, { phase: "start", id, name: tool.name, arguments: args });
+    log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
     let outcome: { result: unknown } | { failure: string; code: number };
     try {
       const result = await raceAbort(
@@ -187,13 +192,18 @@ export class RpcDispatcher {
     }
     const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
     const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };
+    const durationMs = performance.now() - started;
     callSafely(this.#options.onToolCall, {
       phase: "end",
       id,
       name: tool.name,
-      durationMs: performance.now() - started,
+      durationMs,
       ok: "frame" in response,
       ...("failure" in response ? { error: response.failure } : {}),
+    });
+    log(() => {
+      const outcome = "frame" in response ? `ok, answer ${measureJson(response.frame).bytes} bytes` : errorName(response.code);
+      return `call ${JSON.stringify(id)} ${tool.name}: ${outcome} after ${Math.round(durationMs)} ms`;
     });
     return "frame" in response ? response.frame : frame(rpcError(id, response.code, response.failure));
   }
@@ -260,7 +270,7 @@ export class RpcConnection {
     } catch (error) {
       // A defect, not a guest's doing; the guest still gets its answer and the host stays up.
       const id = sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS));
-      return frame(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
+      return refuse(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
     }
   }
 
@@ -268,7 +278,7 @@ export class RpcConnection {
     // Checked before parsing: a frame of 16 MiB of "[" would otherwise become millions of objects.
     const depthLimit = this.#dispatcher.maxJsonDepth;
     if (measureJson(line).depth > depthLimit + REQUEST_ENVELOPE_DEPTH) {
-      return frame(
+      return refuse(
         rpcError(
           sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS)),
           RpcErrorCode.InvalidRequest,
@@ -277,19 +287,19 @@ export class RpcConnection {
       );
     }
     const parsed = parseRequest(line);
-    if (!parsed.ok) return frame(parsed.response);
+    if (!parsed.ok) return refuse(parsed.response);
     const { request } = parsed;
     if (request.method === RpcMethod.Hello) return this.#hello(request);
     if (!this.#authenticated) {
-      return frame(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: send hello with the run token first"));
+      return refuse(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: send hello with the run token first"));
     }
     if (request.method === RpcMethod.ToolsCall) return this.#dispatcher.callTool(request);
-    return frame(rpcError(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`));
+    return refuse(rpcError(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`));
   }
 
   /** The response to a frame that exceeded the size limit (its id recovered when possible). */
   rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number): string {
-    return frame(
+    return refuse(
       rpcError(
         sniffRequestId(prefix),
         RpcErrorCode.FrameTooLarge,
@@ -303,19 +313,31 @@ export class RpcConnection {
     // Any failed hello revokes the connection, whatever it was before.
     this.#authenticated = false;
     if (params.protocol !== PROTOCOL_VERSION) {
-      return frame(
+      return refuse(
         rpcError(request.id, RpcErrorCode.UnsupportedProtocol, `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`),
       );
     }
     if (!this.#dispatcher.checkToken(params.token)) {
-      return frame(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: wrong or missing run token"));
+      return refuse(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: wrong or missing run token"));
     }
     this.#authenticated = true;
+    log(() => `connection authenticated (protocol ${PROTOCOL_VERSION})`);
     return frame(rpcResult(request.id, { protocol: PROTOCOL_VERSION }));
   }
 }
 
 const frame = encodeFrame;
+
+/** The answer to a frame refused before any tool ran, logged by its error code: messages may quote argument values. */
+function refuse(response: RpcFailure): string {
+  log(() => `refused ${response.id === null ? "a frame without a usable id" : `request ${JSON.stringify(response.id)}`}: ${errorName(response.error.code)}`);
+  return frame(response);
+}
+
+/** `ToolFailed` for -32004; the number itself for a code the protocol does not name. */
+function errorName(code: number): string {
+  return Object.entries(RpcErrorCode).find(([, value]) => value === code)?.[0] ?? String(code);
+}
 
 /** Enough of a frame's start to read its `jsonrpc` and `id`. */
 const SNIFF_PREFIX_CHARS = 256;

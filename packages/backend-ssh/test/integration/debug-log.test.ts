@@ -1,0 +1,36 @@
+// The backend debug lines of an SSH environment against the real OpenSSH server: the connection,
+// the host key check, each command and its exit, the disconnect.
+import { describeIntegration } from "@codecall/conformance";
+import { setDebugNamespaces, setDebugSink } from "@codecall/core";
+import { afterEach, expect, it } from "vitest";
+import { createEnvironment } from "../../src/index.js";
+import { connectionOptions, sshd } from "./sshd.js";
+
+describeIntegration("ssh backend debug lines", sshd.unavailableReason, () => {
+  afterEach(() => {
+    setDebugSink();
+    setDebugNamespaces(undefined);
+  });
+
+  it("show the connection, the host key verdict, each command and its exit, and the disconnect", async () => {
+    const lines: string[] = [];
+    setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
+    setDebugNamespaces("backend");
+    const { host, port, user } = sshd.server!;
+    const environment = await createEnvironment(connectionOptions());
+    try {
+      expect((await environment.execute("exit 4", { cwd: "/tmp" })).exitCode).toBe(4);
+    } finally {
+      await environment.close();
+    }
+    const target = `${user}@${host}:${port}`;
+    expect(lines).toEqual([
+      `codecall:backend ssh: connecting to ${target} (login: public key ${sshd.server!.keyPath}; host key check: known-hosts)`,
+      expect.stringMatching(new RegExp(`^codecall:backend ssh: ${host}:${port} presented host key SHA256:[A-Za-z0-9+/]{43}: accepted$`)),
+      expect.stringMatching(new RegExp(`^codecall:backend ssh: connected to ${target} in \\d+ ms$`)),
+      "codecall:backend ssh command 1: exit 4 [cwd /tmp]",
+      expect.stringMatching(/^codecall:backend ssh command 1: exited 4 after \d+ ms$/),
+      `codecall:backend ssh: disconnected from ${target}`,
+    ]);
+  });
+});
