@@ -8,6 +8,7 @@
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
+import { delay } from "../timers/delay.js";
 import { setLongTimeout } from "../timers/long-timeout.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { shellQuote } from "../text/shell-quote.js";
@@ -153,7 +154,7 @@ export class RemoteExecutor {
           return;
         } catch {
           if (Date.now() >= giveUpAt) break;
-          await new Promise((resolve) => setTimeout(resolve, KILL_RETRY_PAUSE_MS));
+          await delay(KILL_RETRY_PAUSE_MS);
         }
       }
       if (ended) return;
