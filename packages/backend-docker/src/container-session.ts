@@ -5,7 +5,7 @@
  */
 import type Docker from "dockerode";
 import { CodecallError, errorMessage } from "@codecall/core";
-import { debugLogger, newRunId } from "@codecall/core/backend-kit";
+import { debugLogger, delay, newRunId } from "@codecall/core/backend-kit";
 import { containerConfig } from "./container-config.js";
 import { describeEngine, engineFailure, pingEngine } from "./docker-connection.js";
 import { probeExec } from "./exec-probe.js";
@@ -113,7 +113,7 @@ export class ContainerSession implements ExecTarget {
       if (!state.Running) return `container ${this.#name} stopped (exit code ${state.ExitCode}): it was stopped or killed outside codecall`;
       if (state.Paused) return `container ${this.#name} is paused`;
       if (Date.now() >= deadline) return `container ${this.#name} can no longer run commands (${probe.output.trim()})`;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await delay(50);
     }
   }
 

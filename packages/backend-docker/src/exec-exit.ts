@@ -3,6 +3,7 @@
  * its output stream ended (a race other clients have reported), so this polls briefly.
  */
 import type Docker from "dockerode";
+import { delay } from "@codecall/core/backend-kit";
 
 const SETTLE_MS = 2_000;
 const POLL_MS = 20;
@@ -11,7 +12,7 @@ const POLL_MS = 20;
 export async function settledExitCode(exec: Docker.Exec): Promise<number | undefined> {
   let info = await exec.inspect();
   for (let waited = 0; (info.Running || info.ExitCode === null) && waited < SETTLE_MS; waited += POLL_MS) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await delay(POLL_MS);
     info = await exec.inspect();
   }
   return info.Running || info.ExitCode === null ? undefined : info.ExitCode;

@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { EnvironmentProcess, KillOptions, ProcessExit } from "@codecall/core";
+import { delay } from "@codecall/core/backend-kit";
 import { toWebReadable, toWebWritable } from "./node-streams.js";
 import { findTree, groupAlive, signalAll } from "./process-tree.js";
 
@@ -74,7 +75,7 @@ export class LocalProcess implements EnvironmentProcess {
     if (graceMs > 0) {
       signalAll(this.#pid, await findTree(this.#pid, this.#tag), "SIGTERM");
       const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline && (!this.#exited || groupAlive(this.#pid))) await sleep(KILL_POLL_MS);
+      while (Date.now() < deadline && (!this.#exited || groupAlive(this.#pid))) await delay(KILL_POLL_MS);
     }
     if (!this.#reaped) signalAll(this.#pid, await findTree(this.#pid, this.#tag), "SIGKILL");
     await this.#exit;
@@ -92,8 +93,4 @@ export class LocalProcess implements EnvironmentProcess {
 function toProcessExit(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
   if (signal) return { exitCode: 128 + (constants.signals[signal] ?? 0), signal };
   return { exitCode: code ?? 1 };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

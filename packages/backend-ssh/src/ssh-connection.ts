@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { CodecallError, errorMessage } from "@codecall/core";
-import { debugLogger, type ExecChannel } from "@codecall/core/backend-kit";
+import { debugLogger, delay, type ExecChannel } from "@codecall/core/backend-kit";
 import { Client, type ClientChannel, type ConnectConfig, type SFTPWrapper } from "ssh2";
 import { ChannelLimiter } from "./channel-limiter.js";
 import { toExecChannel } from "./exec-channel.js";
@@ -233,14 +233,15 @@ export class SshConnection {
           if (isNotConnected(error)) throw error;
           throw new CodecallError("ENVIRONMENT_FAILED", `ssh: could not start a command on ${this.target}: ${message}`, { cause: error });
         }
-        if (attempt >= OPEN_RETRY_DELAYS_MS.length) {
+        const pause = OPEN_RETRY_DELAYS_MS[attempt];
+        if (pause === undefined) {
           throw new CodecallError(
             "ENVIRONMENT_FAILED",
             `ssh: ${this.target} keeps refusing new channels (${message}): its MaxSessions is below what this environment opens; lower the maxChannels option`,
             { cause: error },
           );
         }
-        await new Promise((resolve) => setTimeout(resolve, OPEN_RETRY_DELAYS_MS[attempt]));
+        await delay(pause);
       }
     }
   }

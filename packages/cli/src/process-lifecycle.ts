@@ -4,6 +4,7 @@
  * done: a tools module may leave an interval, a tool that ignores its abort signal, or a child
  * holding a pipe, and none of them may keep a finished run alive.
  */
+import { delay } from "@codecall/core/backend-kit";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "./exit-codes.js";
 
 const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -37,6 +38,6 @@ export function routeStopSignals(): (handler: (signal: StopSignal) => void) => (
 export async function exitWhenFlushed(code: number): Promise<never> {
   const flushed = (stream: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => (stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve)));
-  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref())]);
+  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), delay(FLUSH_TIMEOUT_MS, { unref: true })]);
   process.exit(code);
 }

@@ -1,8 +1,9 @@
 /**
  * @codecall/core/backend-kit — what a backend (or transport, or tool) author builds on:
  * `ExecEnvironment` (a whole Environment from one "run this command" primitive), the remote
- * command scripts, the option reader, process collection, bounded reads, shell quoting, timers,
- * debug logging and the other small helpers the official plugins share. An embedder needs none of it.
+ * command scripts, the option reader, process collection, bounded reads, shell quoting, timers
+ * (one abortable `delay`), the socket-path limit, the guest-language guard, debug logging and the
+ * other small helpers the official plugins share. An embedder needs none of it.
  */
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
 export type { ExecChannel, ExecRequest, StartExec } from "./remote/remote-executor.js";
@@ -23,6 +24,9 @@ export { validateAgainstSchema } from "./schema/validate.js";
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
+export { delay, type DelayOptions } from "./timers/delay.js";
+export { socketPathTooLong } from "./sockets/socket-path.js";
+export { guestClientFor } from "./guest/guest-client-for.js";
 export { newRunId } from "./ids.js";
 export { debugLogger, type DebugLog } from "./debug/debug-log.js";
 export type { DebugNamespace } from "./debug/debug-namespaces.js";

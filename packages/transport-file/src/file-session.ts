@@ -6,6 +6,7 @@
  * off while the guest is idle.
  */
 import type { Environment, RunContext, TransportSession } from "@codecall/core";
+import { delay } from "@codecall/core/backend-kit";
 import { encodeFrame, newRunToken, rpcError, RpcErrorCode } from "@codecall/core/protocol";
 import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
 import { maxPollOutputBytes, parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";
@@ -51,7 +52,8 @@ export class FileSession implements TransportSession {
   readonly #abort = new AbortController();
   readonly #loop: Promise<void>;
   #intervalMs: number;
-  #wake: (() => void) | undefined;
+  /** Ends the sleep between two polls early. */
+  #wake: AbortController | undefined;
   #wakePending = false;
   #serving = true;
   #stopped = false;
@@ -170,26 +172,24 @@ export class FileSession implements TransportSession {
     this.#wakeUp();
   }
 
-  #sleep(): Promise<void> {
+  async #sleep(): Promise<void> {
     if (this.#wakePending) {
       this.#wakePending = false;
-      return Promise.resolve();
+      return;
     }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, this.#intervalMs);
-      this.#wake = done;
-    });
+    const wake = new AbortController();
+    this.#wake = wake;
+    // Aborted means woken: the sleep is over either way.
+    await delay(this.#intervalMs, { signal: wake.signal }).catch(() => {});
+    this.#wake = undefined;
   }
 
   /** Ends the current sleep, or skips the next one when a poll is running. */
   #wakeUp(): void {
-    if (this.#wake) this.#wake();
-    else this.#wakePending = true;
+    if (this.#wake) {
+      this.#wake.abort();
+      this.#wake = undefined;
+    } else this.#wakePending = true;
   }
 }
 

@@ -4,6 +4,7 @@
  * filesystem, no long-lived exec. It works on every backend, so it comes last in `"auto"`.
  */
 import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import { guestClientFor } from "@codecall/core/backend-kit";
 import { FileSession, type FileSessionOptions } from "./file-session.js";
 import pythonClient from "./guest/file_client.py?raw";
 import { createRpcDirCommand } from "./rpc-dir.js";
@@ -51,8 +52,7 @@ export class FileTransport implements Transport {
   }
 
   guestClient(language: GuestLanguage): string {
-    if (language !== "python") throw new Error(`The file transport has no ${String(language)} client`);
-    return pythonClient;
+    return guestClientFor(this.id, language, { python: pythonClient });
   }
 
   /** Creates `<runDir>/rpc` (see rpc-dir.ts) and starts polling it. */

@@ -10,6 +10,7 @@
  * itself, and the host's memory stays bounded.
  */
 import type { EnvironmentProcess, ProcessExit, RunContext } from "@codecall/core";
+import { delay } from "@codecall/core/backend-kit";
 import { CallFlow } from "@codecall/core/protocol";
 import { encodeRelayAck, encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
 
@@ -86,7 +87,7 @@ export class RelayLink {
     clearTimeout(timer);
     if (outcome === "ready" && this.#broken === undefined) return;
     // Let the last stderr bytes of a relay that just died arrive.
-    if (outcome === "exited") await new Promise((resolve) => setTimeout(resolve, 50));
+    if (outcome === "exited") await delay(50);
     // The most specific cause first: a lost relay also breaks its streams.
     const why = this.#lost
       ? `the relay was lost before it was ready (${this.#lost.message})`

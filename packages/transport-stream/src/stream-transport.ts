@@ -7,7 +7,7 @@
  */
 import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
 import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
-import { isCommandNotFound, missingInterpreterMessage, shellQuote } from "@codecall/core/backend-kit";
+import { guestClientFor, isCommandNotFound, missingInterpreterMessage, shellQuote, socketPathTooLong } from "@codecall/core/backend-kit";
 import relaySource from "./guest/relay.py?raw";
 import { RelayLink, RelayStartError } from "./relay-link.js";
 
@@ -19,9 +19,6 @@ const RELAY_BOOTSTRAP = 'import sys; n = int(sys.stdin.buffer.readline()); exec(
 
 /** The relay, the script, and one tool command. */
 const MIN_CONCURRENT_EXECS = 3;
-
-/** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
-const MAX_SOCKET_PATH_BYTES = 100;
 
 export interface StreamTransportOptions {
   /** How long the relay may take to start listening before `open()` fails (default 15 s). */
@@ -54,18 +51,14 @@ export class StreamTransport implements Transport {
   }
 
   guestClient(language: GuestLanguage): string {
-    if (language !== "python") throw new Error(`The stream transport has no ${String(language)} client`);
-    return PYTHON_SOCKET_CLIENT;
+    return guestClientFor(this.id, language, { python: PYTHON_SOCKET_CLIENT });
   }
 
   async open(environment: Environment, run: RunContext): Promise<TransportSession> {
     const socketPath = `${run.runDir}/rpc.sock`;
-    const pathBytes = new TextEncoder().encode(socketPath).length;
-    if (pathBytes > MAX_SOCKET_PATH_BYTES) {
-      throw new CodecallError(
-        "TRANSPORT_FAILED",
-        `the run dir ${run.runDir} is too long for a Unix socket path (${pathBytes} of at most ${MAX_SOCKET_PATH_BYTES} bytes); give the environment a shorter temp dir`,
-      );
+    const tooLong = socketPathTooLong(socketPath);
+    if (tooLong !== undefined) {
+      throw new CodecallError("TRANSPORT_FAILED", `the run dir ${run.runDir} is too long for a Unix socket path (${tooLong}); give the environment a shorter temp dir`);
     }
     // The relay's source goes down its own stdin ahead of the frames: no file to write first, which
     // on Docker is a whole exec saved.

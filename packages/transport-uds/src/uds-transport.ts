@@ -8,10 +8,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
 import type { Environment, GuestLanguage, RunContext, Transport, TransportSession } from "@codecall/core";
 import { TRANSPORT_SPECIFICATION_VERSION } from "@codecall/core";
+import { guestClientFor, socketPathTooLong } from "@codecall/core/backend-kit";
 import { CallFlow, PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
-
-/** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
-const MAX_SOCKET_PATH = 100;
 
 export interface UdsTransportOptions {
   /** Where to create the socket's private directory when the run dir's path is too long for a socket. */
@@ -33,14 +31,13 @@ export class UdsTransport implements Transport {
   }
 
   guestClient(language: GuestLanguage): string {
-    if (language !== "python") throw new Error(`The uds transport has no ${String(language)} client`);
-    return PYTHON_SOCKET_CLIENT;
+    return guestClientFor(this.id, language, { python: PYTHON_SOCKET_CLIENT });
   }
 
   async open(_environment: Environment, run: RunContext): Promise<TransportSession> {
     let ownDir: string | undefined;
     let socketPath = path.join(run.runDir, "rpc.sock");
-    if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+    if (socketPathTooLong(socketPath) !== undefined) {
       ownDir = await mkdtemp(path.join(this.#fallbackRoot, "codecall-rpc-"));
       socketPath = path.join(ownDir, "rpc.sock");
     }

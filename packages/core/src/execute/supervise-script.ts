@@ -5,6 +5,7 @@
  */
 import type { Environment, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
+import { delay } from "../timers/delay.js";
 import { setLongTimeout } from "../timers/long-timeout.js";
 import { drainStream, writeStdin } from "../process/collect.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
@@ -94,7 +95,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     // at once. The grace keeps what is still in them; past it the streams are let go, so a
     // leftover that holds a pipe (one nothing could find) neither delays the result nor keeps
     // the host process alive.
-    await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS)]);
+    await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS, { unref: true })]);
     released.abort();
     const output: RunOutput = { stdout: stdout.finish(), stderr: stderr.finish() };
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
@@ -103,12 +104,4 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     timer.clear();
     options.signal?.removeEventListener("abort", onAbort);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    // Never keep a host process alive just for this guard (Node and Deno both have unref).
-    (timer as { unref?: () => void }).unref?.();
-  });
 }

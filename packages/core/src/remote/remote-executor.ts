@@ -10,6 +10,7 @@ import { describeCommand, describeExit } from "../debug/describe-command.js";
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
+import { delay } from "../timers/delay.js";
 import { setLongTimeout } from "../timers/long-timeout.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { shellQuote } from "../text/shell-quote.js";
@@ -176,7 +177,7 @@ export class RemoteExecutor {
           return;
         } catch {
           if (Date.now() >= giveUpAt) break;
-          await new Promise((resolve) => setTimeout(resolve, KILL_RETRY_PAUSE_MS));
+          await delay(KILL_RETRY_PAUSE_MS);
         }
       }
       if (ended) return;
