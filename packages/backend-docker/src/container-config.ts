@@ -19,8 +19,8 @@ export function containerConfig(options: ParsedDockerOptions & { image: string }
   const hostConfig: Docker.HostConfig = {
     Init: true,
     Privileged: false,
-    CapDrop: options.capDrop ?? ["ALL"],
-    CapAdd: options.capAdd ?? [],
+    CapDrop: options.capDrop,
+    CapAdd: options.capAdd,
     SecurityOpt: ["no-new-privileges"],
     PidsLimit: options.pidsLimit,
     ...(options.memoryBytes === undefined ? {} : { Memory: options.memoryBytes, MemorySwap: options.memoryBytes }),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "@codecall/core";
-import { DEFAULT_PIDS_LIMIT, parseDockerOptions, parseMemory } from "../src/parse-options.js";
+import { DEFAULT_PIDS_LIMIT, environmentOptions } from "../src/docker-options.js";
+import { parseDockerOptions, parseMemory } from "../src/parse-options.js";
 
 const invalid = (raw: unknown) => {
   try {
@@ -14,7 +15,16 @@ const invalid = (raw: unknown) => {
 
 describe("parseDockerOptions", () => {
   it("fills in the defaults", () => {
-    expect(parseDockerOptions({ image: "python:3.12" })).toEqual({ image: "python:3.12", pidsLimit: DEFAULT_PIDS_LIMIT, engineTimeoutMs: 10_000 });
+    expect(parseDockerOptions({ image: "python:3.12" })).toEqual({
+      image: "python:3.12",
+      pull: false,
+      pidsLimit: DEFAULT_PIDS_LIMIT,
+      readOnly: false,
+      capDrop: ["ALL"],
+      capAdd: [],
+      keepContainer: false,
+      engineTimeoutMs: 10_000,
+    });
   });
 
   it("converts limits to the API's units", () => {
@@ -27,8 +37,23 @@ describe("parseDockerOptions", () => {
     expect(parsed).toMatchObject({ user: "1000", name: "42", capAdd: ["CHOWN"], env: { N: "1", B: "true" }, labels: { team: "ml" } });
   });
 
-  it("names unknown options, so a typo does not pass silently", () => {
-    expect(invalid({ image: "x", imgae: "y" })).toMatch(/Unknown docker option "imgae"\. Known: .*image/);
+  it("names unknown options and the one meant, so a typo does not pass silently", () => {
+    expect(invalid({ image: "x", imgae: "y" })).toMatch(/^Unknown docker option "imgae"\. Did you mean "image"\? Known: .*image/);
+    expect(invalid({ image: "x", pidLimit: 5 })).toMatch(/^Unknown docker option "pidLimit"\. Did you mean "pidsLimit"\?/);
+  });
+
+  it("reads -o pairs by the declared types: a numeric name stays text, a list grows a pair at a time", () => {
+    const input = environmentOptions.fromText([
+      ["image", "x"],
+      ["name", "007"],
+      ["memory", "512m"],
+      ["cpus", "1.5"],
+      ["capAdd", "CHOWN"],
+      ["capAdd", "SETUID"],
+      ["labels.com.example/team", "ml"],
+      ["readOnly", "true"],
+    ]);
+    expect(parseDockerOptions(input)).toMatchObject({ name: "007", memoryBytes: 512 * 1024 ** 2, nanoCpus: 1_500_000_000, capAdd: ["CHOWN", "SETUID"], labels: { "com.example/team": "ml" }, readOnly: true });
   });
 
   it("needs exactly one of image and container", () => {

@@ -1,3 +1,4 @@
 /** @codecall/backend-local — run scripts and commands as child processes on this machine. */
-export { createEnvironment, LocalEnvironment, type LocalEnvironmentOptions } from "./local-environment.js";
+export { createEnvironment, LocalEnvironment } from "./local-environment.js";
+export { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 export { LocalProcess } from "./local-process.js";

@@ -8,19 +8,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ENVIRONMENT_SPECIFICATION_VERSION, CodecallError, type Environment, type EnvironmentCapabilities, type ExecOptions, type ExecResult, type ReadFileOptions, type SpawnOptions, type WriteFileOptions } from "@codecall/core";
 import { collectProcess, debugLogger, describeCommand, describeExit, newRunId, setLongTimeout, toExecResult, TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
+import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { LocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";
-
-export interface LocalEnvironmentOptions {
-  /** Default working directory of commands and base of relative paths (default: `process.cwd()`). */
-  cwd?: string;
-  /** Variables commands get by default (default: `process.env`). */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** The POSIX shell that runs command strings (default `/bin/sh`). */
-  shell?: string;
-  /** Where `tempDir()` creates directories (default: the OS temp dir). */
-  tempRoot?: string;
-}
 
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
 const TIMEOUT_GRACE_MS = 2_000;
@@ -40,11 +30,13 @@ export class LocalEnvironment implements Environment {
   readonly #live = new Set<LocalProcess>();
   #closed = false;
 
+  /** Checks `options` against {@link environmentOptions} (throws `INVALID_OPTIONS`). */
   constructor(options: LocalEnvironmentOptions = {}) {
-    this.#cwd = path.resolve(options.cwd ?? process.cwd());
-    this.#env = definedOnly(options.env ?? process.env);
-    this.#shell = options.shell ?? "/bin/sh";
-    this.#tempRoot = options.tempRoot ?? tmpdir();
+    const parsed = environmentOptions.parse(options);
+    this.#cwd = path.resolve(parsed.cwd ?? process.cwd());
+    this.#env = parsed.env ?? definedOnly(process.env);
+    this.#shell = parsed.shell;
+    this.#tempRoot = parsed.tempRoot ?? tmpdir();
   }
 
   async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -166,7 +158,7 @@ async function assertDirectory(dir: string): Promise<void> {
   if (!info?.isDirectory()) throw new CodecallError("INVALID_PATH", `Working directory does not exist: ${dir}`, { details: { cwd: dir } });
 }
 
-function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
   return out;

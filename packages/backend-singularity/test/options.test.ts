@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSingularityOptions } from "../src/index.js";
+import { environmentOptions, parseSingularityOptions } from "../src/index.js";
 
 describe("singularity options", () => {
   it("applies secure defaults", () => {
@@ -23,11 +23,16 @@ describe("singularity options", () => {
     });
   });
 
+  it("reads -o pairs by the declared types: binds one a pair, env one entry a pair", () => {
+    const input = environmentOptions.fromText([["image", "a.sif"], ["binds", "/a"], ["binds", "/b:/b:ro"], ["env.MODE", "1"], ["containAll", "false"]]);
+    expect(parseSingularityOptions(input)).toMatchObject({ binds: ["/a", "/b:/b:ro"], env: { MODE: "1" }, containAll: false });
+  });
+
   it("refuses what cannot work, naming the option", () => {
     const problems: [unknown, RegExp][] = [
       [{}, /needs either an image .* or a running instance/],
       [{ image: "a.sif", instance: "x" }, /not both/],
-      [{ image: "a.sif", imgae: "b" }, /Unknown singularity option "imgae"/],
+      [{ image: "a.sif", imgae: "b" }, /^Unknown singularity option "imgae"\. Did you mean "image"\? Known: image, instance, /],
       [{ image: "a.sif", name: "bad name" }, /option name must be letters, digits/],
       [{ instance: "x", name: "y" }, /option name names a new instance/],
       [{ image: "a.sif", binds: ["/a:relative"] }, /option binds wants "src\[:\/dest\[:ro\|rw\]\]"/],

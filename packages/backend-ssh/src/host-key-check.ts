@@ -46,7 +46,7 @@ export function fingerprintOf(key: Buffer): string {
 export function parseFingerprint(value: string): string {
   const match = /^SHA256:([A-Za-z0-9+/]{43})=?$/.exec(value.trim());
   if (!match) {
-    throw new CodecallError("INVALID_OPTIONS", `ssh: hostKeyFingerprint must look like SHA256:<43 base64 characters>, as \`ssh-keygen -lf <key>\` prints it`);
+    throw new CodecallError("INVALID_OPTIONS", `ssh option hostKeyFingerprint must look like SHA256:<43 base64 characters>, as \`ssh-keygen -lf <key>\` prints it`);
   }
   return `SHA256:${match[1]}`;
 }

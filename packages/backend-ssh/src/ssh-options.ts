@@ -1,64 +1,45 @@
 /**
- * The options of the SSH backend and their validation. Options are plain JSON so the CLI
- * (`-o key=value`) and config files can carry them; values typed by the CLI (a numeric
- * passphrase arrives as a number) are coerced back. Error messages name options, never values.
+ * The options of the SSH backend, declared once: `createEnvironment()`, config files and the CLI's
+ * `-o` pairs are all parsed by this declaration, and `codecall run --backend ssh --help` prints it.
+ * Error messages name options, never values.
  */
 import { homedir, userInfo } from "node:os";
 import path from "node:path";
 import { CodecallError } from "@codecall/core";
-import { MAX_TIMER_DELAY_MS, assertEnvName } from "@codecall/core/backend-kit";
+import { defineOptions, MAX_TIMER_DELAY_MS, type OptionsInput, type OptionValues } from "@codecall/core/backend-kit";
 import { parseFingerprint, type HostKeyPolicy } from "./host-key-check.js";
 
-export interface SshEnvironmentOptions {
-  /** Host name or IP address of the SSH server. Required. */
-  host: string;
-  /** TCP port. Default: 22. */
-  port?: number;
-  /** Login name. Default: the local user's name. */
-  username?: string;
-  /** Private key contents (OpenSSH or PEM format). Give this or `privateKeyPath`. */
-  privateKey?: string;
-  /** Path of a private key file (`~/` expands to the home directory), read at each connect. */
-  privateKeyPath?: string;
-  /** Passphrase of an encrypted private key. */
-  passphrase?: string;
-  /** Authenticate with an SSH agent: `true` for the one in `$SSH_AUTH_SOCK`, or the agent's socket path. Default: off. */
-  agent?: boolean | string;
-  /** Password, for servers that allow password or keyboard-interactive logins. Prefer keys. */
-  password?: string;
+/** The SSH backend's options (the resolver and the CLI read them under this name). */
+export const environmentOptions = defineOptions("ssh", {
+  host: { type: "string", required: true, description: "host name or IP" },
+  port: { type: "integer", min: 1, max: 65_535, default: 22, description: "TCP port" },
+  username: { type: "string", defaultText: "the local user", description: "login name" },
+  privateKeyPath: { type: "string", description: "a private key file (`~/` expands; read at each connect)" },
+  privateKey: { type: "string", secret: true, description: "the private key's contents (OpenSSH or PEM); give this or `privateKeyPath`" },
+  passphrase: { type: "string", secret: true, description: "for an encrypted key" },
+  agent: { type: "boolean|string", defaultText: "off", description: "`true` for `$SSH_AUTH_SOCK`, or the agent's socket path" },
+  password: { type: "string", secret: true, description: "password and keyboard-interactive logins; prefer keys" },
+  knownHostsPath: { type: "string", defaultText: "`~/.ssh/known_hosts`", description: "the host key must be listed here (plain or hashed entries, `[host]:port` for other ports)" },
+  hostKeyFingerprint: { type: "string", description: "pin the key instead: `SHA256:...` as `ssh-keygen -lf` prints it" },
+  /** This opts out of the only protection against a machine-in-the-middle; use it only for throwaway hosts on a trusted network. */
+  insecureSkipHostKeyCheck: { type: "boolean", default: false, description: "explicit opt-out of host key verification" },
+  workdir: { type: "string", defaultText: "login's home", description: "working directory of commands, base of relative file paths" },
+  env: { type: "env", default: {}, description: "variables every command gets (not with `clearEnv`); part of `defaultEnv()`" },
+  // ssh2 arms these with plain setTimeout/setInterval, which fire at once past 2^31-1 ms.
+  connectTimeoutMs: { type: "integer", min: 1, max: MAX_TIMER_DELAY_MS, default: 20_000, description: "TCP connect + handshake + login" },
+  keepaliveIntervalMs: { type: "integer", min: 0, max: MAX_TIMER_DELAY_MS, default: 10_000, description: "a keepalive after this much silence from the server; 0 disables" },
+  keepaliveCountMax: { type: "integer", min: 1, default: 3, description: "unanswered keepalives before the connection counts as lost (about 30–40 s with the defaults)" },
   /**
-   * known_hosts file the host key must be listed in (plain or hashed entries, `[host]:port` for
-   * ports other than 22). Default: `~/.ssh/known_hosts`, unless `hostKeyFingerprint` is given.
-   */
-  knownHostsPath?: string;
-  /** Pin the host key instead: its fingerprint as `ssh-keygen -lf` prints it, `SHA256:...`. */
-  hostKeyFingerprint?: string;
-  /**
-   * Accept any host key. Default: false. This opts out of the only protection against a
-   * machine-in-the-middle; use it only for throwaway hosts on a trusted network.
-   */
-  insecureSkipHostKeyCheck?: boolean;
-  /** Working directory of commands and base of relative file paths. Default: the login's home directory. */
-  workdir?: string;
-  /** Variables commands get on top of the login's own, and part of `defaultEnv()`. Default: none. */
-  env?: Readonly<Record<string, string>>;
-  /** How long connecting, the handshake and authentication may take, in ms. Default: 20000. */
-  connectTimeoutMs?: number;
-  /** Send a keepalive after this many ms of silence from the server; 0 disables. Default: 10000. */
-  keepaliveIntervalMs?: number;
-  /** Unanswered keepalives before the connection counts as lost. Default: 3. */
-  keepaliveCountMax?: number;
-  /**
-   * Commands that may run at once on the connection; more wait for a free channel. Default: 8.
    * The connection also opens one channel for SFTP and keeps one free for kills, so keep this at
    * least 2 below the server's `MaxSessions` (10 on OpenSSH by default).
    */
-  maxChannels?: number;
-  /** Where `tempDir()` creates directories on the host. Default: `$TMPDIR`, else `/tmp`. */
-  tempRoot?: string;
-  /** Move files with SFTP; `false` moves them through exec (for servers without the sftp subsystem). Default: true. */
-  sftp?: boolean;
-}
+  maxChannels: { type: "integer", min: 1, default: 8, description: "commands running at once on the connection; more wait" },
+  tempRoot: { type: "string", defaultText: "`$TMPDIR` or `/tmp`", description: "where `tempDir()` creates directories" },
+  sftp: { type: "boolean", default: true, description: "`false` moves files through exec (servers without the sftp subsystem)" },
+});
+
+/** The options of {@link createEnvironment}: `host` and one way to log in at least. */
+export type SshEnvironmentOptions = OptionsInput<typeof environmentOptions.specs>;
 
 /** Credentials; held only by the connection and never printed. */
 export interface SshCredentials {
@@ -69,72 +50,41 @@ export interface SshCredentials {
   password?: string;
 }
 
-/** Validated options with defaults applied (credentials apart). */
-export interface ResolvedSshOptions {
-  host: string;
-  port: number;
+/** The options that choose how the host key is checked (resolved into `hostKeys`). */
+type HostKeyOptionNames = "knownHostsPath" | "hostKeyFingerprint" | "insecureSkipHostKeyCheck";
+
+/** Validated options with defaults applied, credentials and the host key policy apart. */
+export type ResolvedSshOptions = Omit<OptionValues<typeof environmentOptions.specs>, keyof SshCredentials | HostKeyOptionNames | "username"> & {
   username: string;
   credentials: SshCredentials;
   hostKeys: HostKeyPolicy;
-  connectTimeoutMs: number;
-  keepaliveIntervalMs: number;
-  keepaliveCountMax: number;
-  maxChannels: number;
-  workdir: string | undefined;
-  env: Readonly<Record<string, string>>;
-  tempRoot: string | undefined;
-  sftp: boolean;
-}
+};
 
-const KNOWN_OPTIONS = new Set([
-  "host", "port", "username", "privateKey", "privateKeyPath", "passphrase", "agent", "password", "knownHostsPath",
-  "hostKeyFingerprint", "insecureSkipHostKeyCheck", "workdir", "env", "connectTimeoutMs", "keepaliveIntervalMs",
-  "keepaliveCountMax", "maxChannels", "tempRoot", "sftp",
-]);
-
-/** Checks `input` and applies the defaults; throws `INVALID_OPTIONS` with a message that names the option. */
+/** Parses `input` by the declaration, then the rules that concern two options at once; throws `INVALID_OPTIONS`. */
 export function resolveSshOptions(input: SshEnvironmentOptions): ResolvedSshOptions {
-  if (typeof input !== "object" || input === null) invalid("the options must be an object with at least `host`");
-  const options = input as unknown as Record<string, unknown>;
-  const unknown = Object.keys(options).filter((key) => !KNOWN_OPTIONS.has(key) && options[key] !== undefined);
-  if (unknown.length > 0) invalid(`unknown option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known: ${[...KNOWN_OPTIONS].join(", ")}`);
-
-  const host = text(options, "host");
-  if (!host) invalid("`host` is required");
-  const credentials: SshCredentials = {};
-  for (const key of ["privateKey", "privateKeyPath", "passphrase", "password"] as const) {
-    const value = text(options, key);
-    if (value !== undefined) credentials[key] = key === "privateKeyPath" ? expandHome(value) : value;
-  }
-  if (credentials.privateKey !== undefined && credentials.privateKeyPath !== undefined) invalid("give `privateKey` or `privateKeyPath`, not both");
-  const agent = agentSocket(options.agent);
-  if (agent !== undefined) credentials.agent = agent;
+  const { host, username, privateKey, privateKeyPath, passphrase, password, agent, knownHostsPath, hostKeyFingerprint, insecureSkipHostKeyCheck, ...settings } = environmentOptions.parse(input);
+  const credentials: SshCredentials = {
+    ...(privateKey === undefined ? {} : { privateKey }),
+    ...(privateKeyPath === undefined ? {} : { privateKeyPath: expandHome(privateKeyPath) }),
+    ...(passphrase === undefined ? {} : { passphrase }),
+    ...(password === undefined ? {} : { password }),
+  };
+  if (privateKey !== undefined && privateKeyPath !== undefined) invalid("give `privateKey` or `privateKeyPath`, not both");
+  const agentPath = agentSocket(agent);
+  if (agentPath !== undefined) credentials.agent = agentPath;
   if (!credentials.privateKey && !credentials.privateKeyPath && !credentials.agent && credentials.password === undefined) {
     invalid("no way to log in: give `privateKeyPath`, `privateKey`, `agent` or `password`");
   }
-
   return {
+    ...settings,
     host,
-    port: integer(options, "port", 22, 1, 65_535),
-    username: text(options, "username") ?? localUserName(),
+    username: username ?? localUserName(),
     credentials,
-    hostKeys: hostKeyPolicy(options),
-    // ssh2 arms these with plain setTimeout/setInterval, which fire at once past 2^31-1 ms.
-    connectTimeoutMs: integer(options, "connectTimeoutMs", 20_000, 1, MAX_TIMER_DELAY_MS),
-    keepaliveIntervalMs: integer(options, "keepaliveIntervalMs", 10_000, 0, MAX_TIMER_DELAY_MS),
-    keepaliveCountMax: integer(options, "keepaliveCountMax", 3, 1),
-    maxChannels: integer(options, "maxChannels", 8, 1),
-    workdir: text(options, "workdir"),
-    env: environment(options.env),
-    tempRoot: text(options, "tempRoot"),
-    sftp: flag(options, "sftp") ?? true,
+    hostKeys: hostKeyPolicy(knownHostsPath, hostKeyFingerprint, insecureSkipHostKeyCheck),
   };
 }
 
-function hostKeyPolicy(options: Record<string, unknown>): HostKeyPolicy {
-  const knownHostsPath = text(options, "knownHostsPath");
-  const fingerprint = text(options, "hostKeyFingerprint");
-  const insecure = flag(options, "insecureSkipHostKeyCheck") ?? false;
+function hostKeyPolicy(knownHostsPath: string | undefined, fingerprint: string | undefined, insecure: boolean): HostKeyPolicy {
   const chosen = [knownHostsPath !== undefined, fingerprint !== undefined, insecure].filter(Boolean).length;
   if (chosen > 1) invalid("give only one of `knownHostsPath`, `hostKeyFingerprint` and `insecureSkipHostKeyCheck`");
   if (insecure) return { kind: "insecure" };
@@ -142,56 +92,14 @@ function hostKeyPolicy(options: Record<string, unknown>): HostKeyPolicy {
   return { kind: "known-hosts", path: expandHome(knownHostsPath ?? "~/.ssh/known_hosts") };
 }
 
-function agentSocket(value: unknown): string | undefined {
-  if (value === undefined || value === false) return undefined;
-  if (value === true) {
+function agentSocket(agent: boolean | string | undefined): string | undefined {
+  if (agent === undefined || agent === false) return undefined;
+  if (agent === true) {
     const socket = process.env.SSH_AUTH_SOCK;
     if (!socket) invalid("`agent: true` needs $SSH_AUTH_SOCK, which is not set; give the agent's socket path instead");
     return socket;
   }
-  if (typeof value === "string" && value !== "") return expandHome(value);
-  return invalid("`agent` must be true or the path of the agent's socket");
-}
-
-function environment(value: unknown): Record<string, string> {
-  if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) invalid("`env` must be an object of variable names to values");
-  const out: Record<string, string> = {};
-  for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
-    try {
-      assertEnvName(name);
-    } catch {
-      invalid(`\`env\` holds an invalid variable name: ${JSON.stringify(name)}`);
-    }
-    if (typeof entry !== "string" && typeof entry !== "number" && typeof entry !== "boolean") invalid(`\`env.${name}\` must be a string`);
-    out[name] = String(entry);
-  }
-  return out;
-}
-
-/** A string option; numbers and booleans are accepted as their text (the CLI types `-o` values). */
-function text(options: Record<string, unknown>, key: string): string | undefined {
-  const value = options[key];
-  if (value === undefined) return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return invalid(`\`${key}\` must be a string`);
-}
-
-function flag(options: Record<string, unknown>, key: string): boolean | undefined {
-  const value = options[key];
-  if (value === undefined || typeof value === "boolean") return value;
-  return invalid(`\`${key}\` must be true or false`);
-}
-
-function integer(options: Record<string, unknown>, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = options[key];
-  if (value === undefined) return fallback;
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < min || number > max) {
-    invalid(`\`${key}\` must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`);
-  }
-  return number as number;
+  return expandHome(agent);
 }
 
 function localUserName(): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "@codecall/core";
-import { resolveSshOptions, type SshEnvironmentOptions } from "../src/ssh-options.js";
+import { environmentOptions, resolveSshOptions, type SshEnvironmentOptions } from "../src/ssh-options.js";
 
 const base = { host: "example.com", privateKeyPath: "/keys/id", knownHostsPath: "/kh" };
 const failure = (options: unknown): CodecallError => {
@@ -45,14 +45,19 @@ describe("ssh options", () => {
   });
 
   it("explains what is missing or wrong, naming the option", () => {
-    expect(failure({}).message).toMatch(/`host` is required/);
+    expect(failure({}).message).toBe("ssh option host is required");
     expect(failure({ host: "h" }).message).toMatch(/no way to log in/);
-    expect(failure({ ...base, port: 70_000 }).message).toMatch(/`port` must be a whole number from 1 to 65535/);
+    expect(failure({ ...base, port: 70_000 }).message).toBe("ssh option port must be a whole number from 1 to 65535");
     // ssh2's own timers would fire at once past 2^31-1 ms.
-    expect(failure({ ...base, connectTimeoutMs: 2_200_000_000 }).message).toMatch(/`connectTimeoutMs` must be a whole number from 1 to 2147483647/);
-    expect(failure({ ...base, hots: "typo" }).message).toMatch(/unknown option hots/);
+    expect(failure({ ...base, connectTimeoutMs: 2_200_000_000 }).message).toBe("ssh option connectTimeoutMs must be a whole number from 1 to 2147483647");
+    expect(failure({ ...base, hots: "typo" }).message).toMatch(/^Unknown ssh option "hots"\. Did you mean "host"\? Known: host, port, /);
     expect(failure({ ...base, env: { "BAD-NAME": "x" } }).message).toMatch(/invalid variable name/);
     expect(failure({ ...base, privateKey: "k" }).message).toMatch(/not both/);
+  });
+
+  it("reads -o pairs by the declared types: a numeric password stays as written", () => {
+    const input = environmentOptions.fromText([["host", "h"], ["password", "0123"], ["port", "2222"], ["agent", "false"]]);
+    expect(resolveSshOptions(input as SshEnvironmentOptions)).toMatchObject({ port: 2222, credentials: { password: "0123" } });
   });
 
   it("never quotes a secret in its messages", () => {

@@ -11,7 +11,8 @@ prints is the result. Built-in tools: terminal, read_file, write_file, search_fi
 Options:
   --backend NAME            where the script runs: local (default), docker, ssh, modal,
                             daytona, singularity (apptainer), or a package/module that exports createEnvironment
-  -o, --backend-option K=V  an option of the backend (repeatable; dots nest: limits.memory=512m)
+  -o, --backend-option K=V  an option of the backend (repeatable; env.NAME=VALUE sets one entry of a map);
+                            codecall run --backend NAME --help lists them
   --transport NAME[,NAME]   how tool calls travel: auto (default), uds, stream, file; a list is
                             tried in order (the first that supports the backend and starts)
   --timeout SECONDS         wall-time limit of the script (default 300; 0.001 to 31536000 = 365 days)
@@ -25,6 +26,7 @@ Options:
   --config FILE             JSON file with any of these options (flags win)
   --json                    print the result as JSON instead of streaming the output
   -v, --verbose             report tool calls and skipped transports on stderr
+  -h, --help                this text, and the options of the backend (--backend NAME --help)
 
 Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP,
 2 bad command line (unknown option, bad value, unknown backend or transport, plugin not installed).

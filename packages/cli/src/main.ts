@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { HELP } from "./help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { parseRunArgs } from "./run-config.js";
-import { runCommand, type CliIO } from "./run-command.js";
+import { printRunHelp, runCommand, type CliIO } from "./run-command.js";
 
 /** Runs the CLI with `args` (without the node and script paths) and returns the exit code. */
 export async function main(args: string[], io: CliIO): Promise<number> {
@@ -17,7 +17,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       io.stdout.write(`${version()}\n`);
       return 0;
     }
-    if (command === "run") return await runCommand(await parseRunArgs(rest, io.cwd), io);
+    if (command === "run") {
+      const request = await parseRunArgs(rest, io.cwd);
+      return "help" in request ? await printRunHelp(request, io) : await runCommand(request, io);
+    }
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
     if (error instanceof UsageError) {

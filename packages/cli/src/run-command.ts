@@ -6,11 +6,30 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { checkToolSet, CodecallError, describeValue, errorMessage, executeCode, readHostEnv, redactSecrets, resolveEnvironment, resolveTransports, scrubEnv, type CodecallErrorCode, type Environment, type ExecuteCodeResult, type ToolCallEvent, type ToolDefinition } from "@codecall/core";
+import {
+  checkToolSet,
+  CodecallError,
+  describeValue,
+  errorMessage,
+  executeCode,
+  loadBackend,
+  readHostEnv,
+  redactSecrets,
+  resolveTransports,
+  scrubEnv,
+  type CodecallErrorCode,
+  type Environment,
+  type ExecuteCodeResult,
+  type ModuleImporter,
+  type ToolCallEvent,
+  type ToolDefinition,
+} from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
+import { runHelp } from "./backend-help.js";
+import { backendOptionsFor } from "./backend-options.js";
 import { createModuleImporter, loadToolModule } from "./module-loading.js";
-import type { RunConfig } from "./run-config.js";
+import type { RunConfig, RunHelpRequest } from "./run-config.js";
 
 /** Where the command reads and writes; injectable for tests. */
 export interface CliIO {
@@ -43,7 +62,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     explain(error);
   }
 
-  const environment = await resolveEnvironment({ backend: config.backend, options: config.backendOptions }, { importModule }).catch(explain);
+  const environment = await createBackendEnvironment(config, importModule).catch(explain);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   // Held until the environment is closed: a signal during cleanup must not cut it short.
@@ -82,6 +101,19 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     await closeEnvironment(environment, io);
     removeInterrupt();
   }
+}
+
+/** Loads the backend, reads the `-o` pairs by its declaration (if it has one) and creates the environment. */
+async function createBackendEnvironment(config: RunConfig, importModule: ModuleImporter): Promise<Environment> {
+  const plugin = await loadBackend(config.backend, { importModule });
+  return plugin.createEnvironment(backendOptionsFor(plugin, config.backendOptions, config.backendOptionPairs));
+}
+
+/** Prints `codecall run [--backend NAME] --help`: the usage and the backend's declared options. */
+export async function printRunHelp(request: RunHelpRequest, io: CliIO): Promise<number> {
+  const plugin = await loadBackend(request.backend, { importModule: createModuleImporter(io.cwd) }).catch(explain);
+  io.stdout.write(runHelp(request.backend, plugin));
+  return 0;
 }
 
 /** Closes the environment, bounded: a backend that hangs on close must not keep the CLI alive. */

@@ -6,13 +6,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { MAX_DURATION_MS } from "@codecall/core";
+import { splitBackendOption } from "./backend-options.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 
 export interface RunConfig {
   /** Script path, or "-" for stdin. */
   script: string;
   backend: string;
+  /** The config file's `backendOptions`. */
   backendOptions: Record<string, unknown>;
+  /** The `-o KEY=VALUE` pairs, read once the backend is loaded (by its declared option types). */
+  backendOptionPairs: string[];
   transport: string;
   timeoutSeconds?: number;
   maxToolCalls?: number;
@@ -40,11 +44,18 @@ const OPTIONS = {
   interpreter: { type: "string" },
   config: { type: "string" },
   json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
   verbose: { type: "boolean", short: "v" },
 } as const;
 
+/** `codecall run --help`: the usage, and the options of the backend named (local by default). */
+export interface RunHelpRequest {
+  help: true;
+  backend: string;
+}
+
 /** Parses `run` arguments (everything after the word `run`). */
-export async function parseRunArgs(args: string[], cwd: string): Promise<RunConfig> {
+export async function parseRunArgs(args: string[], cwd: string): Promise<RunConfig | RunHelpRequest> {
   let parsed;
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
@@ -52,17 +63,22 @@ export async function parseRunArgs(args: string[], cwd: string): Promise<RunConf
     throw new UsageError(`${(error as Error).message}\nRun \`codecall --help\` for the options.`, USAGE_EXIT_CODE);
   }
   const { values, positionals } = parsed;
+  const file = values.config ? await readConfigFile(path.resolve(cwd, values.config)) : {};
+  const pick = <T>(flag: T | undefined, key: string): T | undefined => (flag !== undefined ? flag : (file[key] as T | undefined));
+  if (values.help) return { help: true, backend: pick(values.backend, "backend") ?? "local" };
   if (positionals.length !== 1) {
     throw new UsageError("codecall run takes exactly one script: a file path, or - to read it from stdin", USAGE_EXIT_CODE);
   }
-  const file = values.config ? await readConfigFile(path.resolve(cwd, values.config)) : {};
-  const pick = <T>(flag: T | undefined, key: string): T | undefined => (flag !== undefined ? flag : (file[key] as T | undefined));
+  const backendOptionPairs = values["backend-option"] ?? [];
+  // A malformed pair is a usage error before any backend is loaded.
+  backendOptionPairs.forEach(splitBackendOption);
 
   const allowTools = pick(values["allow-tools"], "allowTools");
   return {
     script: positionals[0]!,
     backend: pick(values.backend, "backend") ?? "local",
-    backendOptions: { ...(file.backendOptions as Record<string, unknown> | undefined), ...parseBackendOptions(values["backend-option"] ?? []) },
+    backendOptions: { ...(file.backendOptions as Record<string, unknown> | undefined) },
+    backendOptionPairs,
     transport: pick(values.transport, "transport") ?? "auto",
     timeoutSeconds: timeoutSeconds(pick(values.timeout, "timeout")),
     maxToolCalls: nonNegativeInteger(pick(values["max-tool-calls"], "maxToolCalls"), "--max-tool-calls"),
@@ -91,37 +107,6 @@ async function readConfigFile(file: string): Promise<Record<string, unknown>> {
   } catch (error) {
     throw new UsageError(`Invalid config file ${file}: ${(error as Error).message}`);
   }
-}
-
-/** `key=value` pairs into an object; dotted keys nest, values are typed when they look typed. */
-export function parseBackendOptions(pairs: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const pair of pairs) {
-    const equals = pair.indexOf("=");
-    if (equals <= 0) throw new UsageError(`--backend-option wants KEY=VALUE, got ${JSON.stringify(pair)}`, USAGE_EXIT_CODE);
-    const keys = pair.slice(0, equals).split(".");
-    let target = out;
-    for (const key of keys.slice(0, -1)) {
-      const next = target[key];
-      target = (typeof next === "object" && next !== null ? next : (target[key] = {})) as Record<string, unknown>;
-    }
-    target[keys.at(-1)!] = typedValue(pair.slice(equals + 1));
-  }
-  return out;
-}
-
-function typedValue(raw: string): unknown {
-  if (raw === "true") return true;
-  if (raw === "false") return false;
-  if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  if (/^[[{"]/.test(raw)) {
-    try {
-      return JSON.parse(raw) as unknown;
-    } catch {
-      return raw;
-    }
-  }
-  return raw;
 }
 
 const MAX_TIMEOUT_SECONDS = MAX_DURATION_MS / 1000;

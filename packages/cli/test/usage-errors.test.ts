@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseBackendOptions } from "../src/run-config.js";
+import { parseBackendOptions } from "../src/backend-options.js";
 import { runCli } from "./support.js";
 
 describe("codecall usage errors", () => {

@@ -1,9 +1,9 @@
 /**
  * @codecall/core/backend-kit — what a backend (or transport, or tool) author builds on:
  * `ExecEnvironment` (a whole Environment from one "run this command" primitive), the remote
- * command scripts, the option reader, process collection, bounded reads, shell quoting, timers
- * (one abortable `delay`), the socket-path limit, the guest-language guard, debug logging and the
- * other small helpers the official plugins share. An embedder needs none of it.
+ * command scripts, option declarations (`defineOptions`), process collection, bounded reads,
+ * shell quoting, timers (one abortable `delay`), the socket-path limit, the guest-language guard,
+ * debug logging and the other small helpers the official plugins share. An embedder needs none of it.
  */
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
 export type { ExecChannel, ExecRequest, StartExec } from "./remote/remote-executor.js";
@@ -15,7 +15,25 @@ export {
   type RemoteCommand,
   type RemoteCommandOptions,
 } from "./remote/remote-command.js";
-export { OptionReader } from "./options/option-reader.js";
+export { defineOptions, OptionSet } from "./options/define-options.js";
+export type { OptionDescription } from "./options/option-help.js";
+export type {
+  BooleanOption,
+  BooleanOrStringOption,
+  EnvOption,
+  IntegerOption,
+  ListOption,
+  MapOption,
+  NumberOption,
+  OptionInput,
+  OptionsInput,
+  OptionSpec,
+  OptionSpecs,
+  OptionType,
+  OptionValue,
+  OptionValues,
+  StringOption,
+} from "./options/option-types.js";
 export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
 export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type ReadAt } from "./files/bounded-read.js";
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";

@@ -42,9 +42,11 @@ export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, typ
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,
+  loadBackend,
   resolveEnvironment,
   resolveTransports,
   TRANSPORT_PACKAGES,
+  type BackendPlugin,
   type EnvironmentSpec,
   type ModuleImporter,
   type ResolveOptions,

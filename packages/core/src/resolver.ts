@@ -3,13 +3,16 @@
  * `{ backend: "docker", transport: "auto" }` and install only the packages they use. Packages are
  * loaded with dynamic `import()`; a missing one gives an error that names the package to install.
  *
- * Plugin packages follow one convention: a backend exports `createEnvironment(options)`, a
- * transport exports `createTransport(options)`. A name containing `/` or starting with `.` is
- * taken as a module specifier, so third-party plugins need no registration.
+ * Plugin packages follow one convention: a backend exports `createEnvironment(options)` and, if it
+ * declares its options with `defineOptions()`, that declaration as `environmentOptions` (the CLI
+ * reads `-o` pairs and prints `--help` with it); a transport exports `createTransport(options)`. A
+ * name containing `/` or starting with `.` is taken as a module specifier, so third-party plugins
+ * need no registration.
  */
 import { debugLogger } from "./debug/debug-log.js";
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
+import type { OptionSet } from "./options/define-options.js";
 import { assertSpecification } from "./specification.js";
 import type { Transport } from "./transport.js";
 
@@ -53,6 +56,16 @@ export type EnvironmentSpec = Environment | string | { backend: string; options?
 /** A transport given by name, `"auto"`, an instance, or a list of names/instances in order. */
 export type TransportSpec = Transport | string | readonly (Transport | string)[];
 
+/** A backend package, loaded by name (see {@link loadBackend}). */
+export interface BackendPlugin {
+  /** The module it was loaded from (`@codecall/backend-docker`). */
+  readonly specifier: string;
+  /** Its option declaration, when it exports one as `environmentOptions`. */
+  readonly environmentOptions?: OptionSet;
+  /** Calls its `createEnvironment(options)` and checks what it returns implements this core's contract. */
+  createEnvironment(options?: Record<string, unknown>): Promise<Environment>;
+}
+
 const defaultImporter: ModuleImporter = (specifier) => import(/* @vite-ignore */ specifier);
 
 /** Creates (or passes through) an environment. */
@@ -62,15 +75,36 @@ export async function resolveEnvironment(spec: EnvironmentSpec, options: Resolve
     return spec;
   }
   const { backend, options: backendOptions } = typeof spec === "string" ? { backend: spec, options: {} } : spec;
+  return (await loadBackend(backend, options)).createEnvironment(backendOptions);
+}
+
+/** Loads a backend package by name (or module specifier) without creating an environment: for its option declaration. */
+export async function loadBackend(backend: string, options: ResolveOptions = {}): Promise<BackendPlugin> {
   const specifier = packageFor("backend", backend, BACKEND_PACKAGES);
-  const module = await loadPlugin(specifier, "backend", backend, options.importModule);
-  const create = (module as { createEnvironment?: unknown }).createEnvironment;
+  const module = (await loadPlugin(specifier, "backend", backend, options.importModule)) as { createEnvironment?: unknown; environmentOptions?: unknown };
+  const create = module.createEnvironment;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_BACKEND", `${specifier} does not export createEnvironment(), so it is not a codecall backend`);
   }
-  const environment: unknown = await create(backendOptions ?? {});
-  assertSpecification("environment", environment, specifier);
-  return environment as Environment;
+  const declared = module.environmentOptions;
+  if (declared !== undefined && !isOptionSet(declared)) {
+    throw new CodecallError("UNKNOWN_BACKEND", `${specifier} exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)`);
+  }
+  return {
+    specifier,
+    ...(declared === undefined ? {} : { environmentOptions: declared }),
+    async createEnvironment(backendOptions = {}) {
+      const environment: unknown = await create(backendOptions);
+      assertSpecification("environment", environment, specifier);
+      return environment as Environment;
+    },
+  };
+}
+
+/** An OptionSet by its shape: a plugin may have been built against another copy of core, where `instanceof` fails. */
+function isOptionSet(value: unknown): value is OptionSet {
+  const set = value as Partial<Record<keyof OptionSet, unknown>> | null;
+  return typeof set === "object" && set !== null && ["parse", "fromText", "describe", "help"].every((method) => typeof set[method as keyof OptionSet] === "function");
 }
 
 /**

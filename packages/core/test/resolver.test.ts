@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
-import { resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
+import { defineOptions } from "../src/options/define-options.js";
+import { loadBackend, resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
 import type { Environment } from "../src/environment.js";
 import type { Transport } from "../src/transport.js";
 import { captureDebug } from "./support/debug.js";
@@ -94,6 +95,36 @@ describe("resolveEnvironment", () => {
     const missingFile = await rejection(resolveEnvironment("./definitely-missing-backend.js"));
     expect(missingFile.code).toBe("UNKNOWN_BACKEND");
     expect(missingFile.message).toMatch(/^Could not load \.\/definitely-missing-backend\.js: Cannot find module .*definitely-missing-backend\.js/);
+  });
+});
+
+describe("loadBackend", () => {
+  const environmentOptions = defineOptions("acme", { image: { type: "string", description: "image" } });
+
+  it("hands out the option declaration a backend exports as environmentOptions, creating nothing", async () => {
+    const created: unknown[] = [];
+    const module = { environmentOptions, createEnvironment: async (options: unknown) => (created.push(options), fakeEnvironment) };
+    const plugin = await loadBackend("@acme/backend", { importModule: importer({ "@acme/backend": module }) });
+    expect(plugin.specifier).toBe("@acme/backend");
+    expect(plugin.environmentOptions).toBe(environmentOptions);
+    expect(created).toEqual([]);
+    expect(await plugin.createEnvironment({ image: "x" })).toBe(fakeEnvironment);
+    expect(created).toEqual([{ image: "x" }]);
+  });
+
+  it("takes a backend without a declaration, and refuses an export of that name that is not one", async () => {
+    const bare = await loadBackend("@acme/bare", { importModule: importer({ "@acme/bare": { createEnvironment: () => fakeEnvironment } }) });
+    expect(bare.environmentOptions).toBeUndefined();
+    const odd = { createEnvironment: () => fakeEnvironment, environmentOptions: { image: "string" } };
+    const error = await rejection(loadBackend("@acme/odd", { importModule: importer({ "@acme/odd": odd }) }));
+    expect(error.code).toBe("UNKNOWN_BACKEND");
+    expect(error.message).toBe("@acme/odd exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)");
+  });
+
+  it("checks the contract version of what createEnvironment returns", async () => {
+    const module = { createEnvironment: () => ({ ...fakeEnvironment, specificationVersion: "v0" }) };
+    const plugin = await loadBackend("@acme/old", { importModule: importer({ "@acme/old": module }) });
+    expect((await rejection(plugin.createEnvironment())).code).toBe("INCOMPATIBLE_PLUGIN");
   });
 });
 
