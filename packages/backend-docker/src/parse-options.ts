@@ -148,7 +148,7 @@ function optionalStringList(input: Record<string, unknown>, key: string): string
   // `-o capAdd=CHOWN` is a one-element list.
   const list = typeof value === "string" ? [value] : value;
   if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) fail(key, "must be a list of strings");
-  return list as string[];
+  return list;
 }
 
 function fail(option: string, problem: string): never {

@@ -191,7 +191,7 @@ function integer(options: Record<string, unknown>, key: string, fallback: number
   if (typeof number !== "number" || !Number.isInteger(number) || number < min || number > max) {
     invalid(`\`${key}\` must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`);
   }
-  return number as number;
+  return number;
 }
 
 function localUserName(): string {

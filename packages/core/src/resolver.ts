@@ -61,7 +61,7 @@ export async function resolveEnvironment(spec: EnvironmentSpec, options: Resolve
   const { backend, options: backendOptions } = typeof spec === "string" ? { backend: spec, options: {} } : spec;
   const specifier = packageFor("backend", backend, BACKEND_PACKAGES);
   const module = await loadPlugin(specifier, "backend", backend, options.importModule);
-  const create = (module as { createEnvironment?: unknown }).createEnvironment;
+  const create = (module as { createEnvironment?: (options: Record<string, unknown>) => unknown }).createEnvironment;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_BACKEND", `${specifier} does not export createEnvironment(), so it is not a codecall backend`);
   }
@@ -108,7 +108,7 @@ export async function resolveTransports(
 async function loadTransport(name: string, options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> }): Promise<Transport> {
   const specifier = packageFor("transport", name, TRANSPORT_PACKAGES);
   const module = await loadPlugin(specifier, "transport", name, options.importModule);
-  const create = (module as { createTransport?: unknown }).createTransport;
+  const create = (module as { createTransport?: (options: Record<string, unknown>) => unknown }).createTransport;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_TRANSPORT", `${specifier} does not export createTransport(), so it is not a codecall transport`);
   }

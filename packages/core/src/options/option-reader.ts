@@ -50,7 +50,7 @@ export class OptionReader {
       const range = min === Number.MIN_SAFE_INTEGER ? "" : max === Number.MAX_SAFE_INTEGER ? ` from ${min} up` : ` from ${min} to ${max}`;
       this.fail(key, `must be a whole number${range}`);
     }
-    return number as number;
+    return number;
   }
 
   /** A list of strings; one string is a one-element list (`-o bind=/data`). */
