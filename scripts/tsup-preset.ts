@@ -4,14 +4,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Options } from "tsup";
 
-const rawImportPlugin = {
+/** An esbuild plugin, as tsup takes it (esbuild itself is tsup's dependency, not ours). */
+type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number];
+
+const rawImportPlugin: EsbuildPlugin = {
   name: "codecall-raw-import",
-  setup(build: any) {
-    build.onResolve({ filter: /\?raw$/ }, (args: any) => ({
+  setup(build) {
+    build.onResolve({ filter: /\?raw$/ }, (args) => ({
       path: path.resolve(args.resolveDir, args.path.replace(/\?raw$/, "")),
       namespace: "codecall-raw",
     }));
-    build.onLoad({ filter: /.*/, namespace: "codecall-raw" }, async (args: any) => ({
+    build.onLoad({ filter: /.*/, namespace: "codecall-raw" }, async (args) => ({
       contents: `export default ${JSON.stringify(await readFile(args.path, "utf8"))};`,
       loader: "js",
     }));

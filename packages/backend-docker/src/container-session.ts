@@ -200,7 +200,7 @@ export class ContainerSession implements ExecTarget {
   async #pull(image: string): Promise<void> {
     try {
       const progress = await this.#docker.pull(image);
-      await new Promise<void>((resolve, reject) => this.#docker.modem.followProgress(progress, (error: unknown) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) => this.#docker.modem.followProgress(progress, (error: Error | null) => (error ? reject(error) : resolve())));
     } catch (error) {
       throw new CodecallError("ENVIRONMENT_FAILED", `Could not pull Docker image ${image}: ${errorMessage(error)}`, { cause: error, details: { image } });
     }

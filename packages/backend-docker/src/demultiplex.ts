@@ -5,7 +5,8 @@
  */
 import { PassThrough, type Duplex } from "node:stream";
 
-interface Demuxer {
+/** What demultiplexing needs of docker-modem (dockerode types its `modem` as `any`). */
+export interface Demuxer {
   demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void;
 }
 

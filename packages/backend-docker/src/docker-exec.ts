@@ -12,7 +12,7 @@ import { Readable, Writable, type Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { CodecallError, errorMessage, type ProcessExit } from "@codecall/core";
 import { setLongTimeout, type ExecChannel } from "@codecall/core/backend-kit";
-import { demultiplex } from "./demultiplex.js";
+import { demultiplex, type Demuxer } from "./demultiplex.js";
 import { settledExitCode } from "./exec-exit.js";
 
 /** The container an exec runs in, as the session provides it. */
@@ -50,7 +50,7 @@ export async function startDockerExec(target: ExecTarget, argv: string[]): Promi
   }
   // Errors (a reset when the container is removed) also end in 'close', which decides the exit.
   socket.on("error", () => {});
-  const { stdout, stderr } = demultiplex(socket, target.container.modem);
+  const { stdout, stderr } = demultiplex(socket, target.container.modem as Demuxer);
 
   let detached = false;
   const exit = new Promise<ProcessExit>((resolve, reject) => {

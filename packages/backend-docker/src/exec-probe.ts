@@ -6,6 +6,7 @@
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
 import type Docker from "dockerode";
+import type { Demuxer } from "./demultiplex.js";
 import { settledExitCode } from "./exec-exit.js";
 
 export interface ProbeResult {
@@ -22,7 +23,7 @@ export async function probeExec(container: Docker.Container, argv: string[], tim
   const output = new PassThrough();
   const chunks: Buffer[] = [];
   output.on("data", (chunk: Buffer) => chunks.push(chunk));
-  container.modem.demuxStream(stream, output, output);
+  (container.modem as Demuxer).demuxStream(stream, output, output);
   await finished(stream);
   return { exitCode: (await settledExitCode(exec)) ?? -1, output: Buffer.concat(chunks).toString("utf8") };
 }

@@ -17,7 +17,6 @@ export class LocalProcess implements EnvironmentProcess {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
   readonly stderr: ReadableStream<Uint8Array>;
-  readonly #child: ChildProcess;
   readonly #pid: number;
   /** The value of CODECALL_TREE in the tree's env. */
   readonly #tag: string;
@@ -30,7 +29,6 @@ export class LocalProcess implements EnvironmentProcess {
 
   constructor(child: ChildProcess, tag: string) {
     if (child.pid === undefined) throw new Error("child process has no pid");
-    this.#child = child;
     this.#pid = child.pid;
     this.#tag = tag;
     this.stdin = toWebWritable(child.stdin!);

@@ -21,7 +21,7 @@ export function createModuleImporter(cwd: string): ModuleImporter {
     } catch {
       // Not installed in the project: fall back to what the CLI itself ships.
     }
-    return resolved ? import(pathToFileURL(resolved).href) : import(specifier);
+    return (resolved ? import(pathToFileURL(resolved).href) : import(specifier)) as Promise<unknown>;
   };
 }
 

@@ -195,7 +195,7 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         const count = limit === undefined ? 8 : limit * 2;
         // Half of them oneshots: they share the same limit, and must not be refused either.
         const results = await Promise.all(
-          Array.from({ length: count }, (_, index) => (index % 2 ? environment.executeOneshot : environment.execute).call(environment, `sleep 0.1; echo ${index}`)),
+          Array.from({ length: count }, (_, index) => (index % 2 ? environment.executeOneshot(`sleep 0.1; echo ${index}`) : environment.execute(`sleep 0.1; echo ${index}`))),
         );
         expect(results.map((result) => result.stdout.trim())).toEqual(Array.from({ length: count }, (_, index) => String(index)));
       }, timeout);
@@ -357,9 +357,9 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
       it("makes a new private temp dir each time", async () => {
         const [first, second] = await Promise.all([environment.tempDir(), environment.tempDir()]);
         expect(first).not.toBe(second);
-        const result = await environment.execute(`ls -ld ${q(first!)} | cut -c1-10; touch ${q(`${first}/w`)} && echo writable`);
+        const result = await environment.execute(`ls -ld ${q(first)} | cut -c1-10; touch ${q(`${first}/w`)} && echo writable`);
         expect(result.stdout).toBe("drwx------\nwritable\n");
-        await environment.executeOneshot(`rm -rf ${q(first!)} ${q(second!)}`);
+        await environment.executeOneshot(`rm -rf ${q(first)} ${q(second)}`);
       }, timeout);
     });
 

@@ -2,7 +2,7 @@
  * `describeExecution()`: end-to-end `executeCode` cases for a backend × transport pair — real
  * Python scripts calling real tools. Every backend runs it with every transport it supports.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { defineTool, executeCode, type Environment, type ExecuteCodeOptions, type ExecuteCodeResult, type ToolDefinition, type Transport } from "@codecall/core";
 import { processGoneCommand } from "./describe-environment.js";
 import { describeIntegration } from "./integration.js";
@@ -101,6 +101,7 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
           });
         }
         // A Proxy whose every trap throws: not even `instanceof` works on it.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a hostile non-Error thrown value is what this tool is for
         throw new Proxy({}, { getPrototypeOf: () => { throw new Error("trap"); }, get: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } });
       },
     });

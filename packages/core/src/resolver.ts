@@ -148,7 +148,7 @@ export async function resolveTransports(
 async function loadTransport(name: string, options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> }): Promise<Transport> {
   const specifier = packageFor("transport", name, TRANSPORT_PACKAGES);
   const module = await loadPlugin(specifier, "transport", name, options.importModule);
-  const create = (module as { createTransport?: unknown }).createTransport;
+  const create = (module as { createTransport?: (options: Record<string, unknown>) => unknown }).createTransport;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_TRANSPORT", `${specifier} does not export createTransport(), so it is not a codecall transport`);
   }

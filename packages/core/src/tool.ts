@@ -18,6 +18,7 @@ export interface ToolContext {
  * A tool the script can call. It runs on the host (it may hold credentials); `parameters` is the
  * JSON Schema its arguments are validated against before `execute` runs.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an untyped tool reads its (schema-validated) arguments without a cast
 export interface ToolDefinition<Args = any, Result = unknown> {
   /** A Python-identifier-friendly name: letters, digits, `_`; becomes the stub function name. */
   readonly name: string;

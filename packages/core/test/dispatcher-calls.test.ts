@@ -102,6 +102,7 @@ describe("RpcDispatcher: tools/call", () => {
         tool("boom", () => {
           throw new Error("disk on fire");
         }),
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a tool that rejects with a non-Error is the case under test
         tool("reject", async () => Promise.reject("plain string")),
         tool("silent", () => {
           throw new Error("");

@@ -55,6 +55,7 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
       async () => boom(),
     ];
     for (const onToolCall of outcomes) {
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a callback that returns a rejected promise is one of the cases
       const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], maxJsonDepth: 1_000_000, onToolCall }));
       // Deeper arguments never reach the callback: validation refuses them (see the test above).
       expect((await send(connection, call(1, "take", { payload: nested(63) }))).result).toBe("ran");
@@ -65,8 +66,22 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
 
   it.each<[string, () => unknown, string | RegExp]>([
     ["an Error whose message getter throws", () => { throw Object.defineProperty(new Error(), "message", { get: boom }); }, "an error that cannot be read (reading its message threw)"],
-    ["a Proxy whose traps throw", () => { throw new Proxy({}, { getPrototypeOf: boom, get: boom, ownKeys: boom }); }, "an error that cannot be read (reading its message threw)"],
-    ["a non-Error object", () => { throw { reason: "quota" }; }, '{"reason":"quota"}'],
+    [
+      "a Proxy whose traps throw",
+      () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- hostile thrown values are the case under test
+        throw new Proxy({}, { getPrototypeOf: boom, get: boom, ownKeys: boom });
+      },
+      "an error that cannot be read (reading its message threw)",
+    ],
+    [
+      "a non-Error object",
+      () => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- hostile thrown values are the case under test
+        throw { reason: "quota" };
+      },
+      '{"reason":"quota"}',
+    ],
     ["a huge message", () => { throw new Error("m".repeat(1_000_000)); }, /^m{16384}… \(983616 more characters\)$/],
   ])("turns a tool that throws %s into an error answer", async (_, execute, message) => {
     const events: ToolCallEvent[] = [];

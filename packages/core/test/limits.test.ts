@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
-import { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits, type ExecutionLimits } from "../src/execute/limits.js";
+import { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits } from "../src/execute/limits.js";
 
 function invalid(overrides: Record<string, unknown>): CodecallError {
   try {
-    resolveLimits(overrides as Partial<ExecutionLimits>);
+    resolveLimits(overrides);
   } catch (error) {
     if (CodecallError.isInstance(error, "INVALID_OPTIONS")) return error;
     throw error;

@@ -2,7 +2,7 @@ import { readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defineTool, type TransportSession } from "@codecall/core";
-import { RpcDispatcher, RpcErrorCode } from "@codecall/core/protocol";
+import { RpcDispatcher, RpcErrorCode, type RpcFailure, type RpcSuccess } from "@codecall/core/protocol";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { createTransport, type FileTransportOptions } from "../src/index.js";
 import { parsePollOutput } from "../src/poll-script.js";
@@ -53,7 +53,7 @@ describe("file transport session (hand-written request files)", () => {
   };
   const call = (id: string, name: string, args: Record<string, unknown>) => submit(id, `${TOKEN}\n${frame(id, name, args)}\n`);
   const response = (id: string) =>
-    vi.waitFor(async () => JSON.parse(await readFile(path.join(rpc, "responses", `${id}.json`), "utf8")) as Record<string, any>, {
+    vi.waitFor(async () => JSON.parse(await readFile(path.join(rpc, "responses", `${id}.json`), "utf8")) as Partial<RpcSuccess & RpcFailure>, {
       timeout: 20_000,
       interval: 5,
     });
@@ -90,10 +90,10 @@ describe("file transport session (hand-written request files)", () => {
     await submit("too-big", `${TOKEN}\n${frame("too-big", "echo", { text: "c".repeat(5000) })}\n`);
     // A hello inside a request cannot change how the next request is treated.
     await submit("hello", `${TOKEN}\n${JSON.stringify({ jsonrpc: "2.0", id: "hello", method: "hello", params: { token: "wrong", protocol: 1 } })}\n`);
-    expect((await response("bad-token")).error.code).toBe(RpcErrorCode.Unauthorized);
-    expect((await response("empty")).error.code).toBe(RpcErrorCode.InvalidRequest);
-    expect((await response("too-big")).error.code).toBe(RpcErrorCode.FrameTooLarge);
-    expect((await response("hello")).error.code).toBe(RpcErrorCode.Unauthorized);
+    expect((await response("bad-token")).error?.code).toBe(RpcErrorCode.Unauthorized);
+    expect((await response("empty")).error?.code).toBe(RpcErrorCode.InvalidRequest);
+    expect((await response("too-big")).error?.code).toBe(RpcErrorCode.FrameTooLarge);
+    expect((await response("hello")).error?.code).toBe(RpcErrorCode.Unauthorized);
     await call("after", "echo", { text: "fine" });
     expect((await response("after")).result).toBe("fine");
     expect(dispatcher.toolCallsMade).toBe(1);
@@ -174,7 +174,7 @@ describe("file transport session (hand-written request files)", () => {
       expect(await list("claimed")).toEqual([]);
     }, { timeout: 5_000 });
     await call("twice", "echo", { text: "again" });
-    expect((await response("twice")).error.message).toMatch(/already in use/);
+    expect((await response("twice")).error?.message).toMatch(/already in use/);
     expect(invocations.size).toBe(0);
     // Once the first one is answered, the id is free again.
     gates.shift()!();

@@ -58,7 +58,10 @@ export class StreamTransport implements Transport {
     const socketPath = `${run.runDir}/rpc.sock`;
     const tooLong = socketPathTooLong(socketPath);
     if (tooLong !== undefined) {
-      throw new CodecallError("TRANSPORT_FAILED", `the run dir ${run.runDir} is too long for a Unix socket path (${tooLong}); give the environment a shorter temp dir`);
+      throw new CodecallError(
+        "TRANSPORT_FAILED",
+        `the run dir ${run.runDir} is too long for a Unix socket path (${tooLong}); give the environment a shorter temp dir`,
+      );
     }
     // The relay's source goes down its own stdin ahead of the frames: no file to write first, which
     // on Docker is a whole exec saved.

@@ -2,7 +2,15 @@
 // test, its stdin read by it, so routing, garbage, silence and exits can be staged exactly.
 import { describe, expect, it, vi } from "vitest";
 import { defineTool, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
-import { DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, RpcDispatcher, RpcErrorCode } from "@codecall/core/protocol";
+import {
+  DEFAULT_MAX_PENDING_ANSWER_BYTES,
+  DEFAULT_MAX_RUNNING_CALLS,
+  RpcDispatcher,
+  RpcErrorCode,
+  type RpcFailure,
+  type RpcResponse,
+  type RpcSuccess,
+} from "@codecall/core/protocol";
 import { createEnvironment } from "@codecall/backend-local";
 import { encodeRelayAck, encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
 import { RelayLink } from "../src/relay-link.js";
@@ -88,11 +96,11 @@ class StagedProcess implements EnvironmentProcess {
   }
 
   /** Resolves once the host has written `count` events. */
-  async answers(count: number): Promise<{ connection: number; message: Record<string, any> }[]> {
+  async answers(count: number): Promise<{ connection: number; message: Partial<RpcSuccess & RpcFailure> }[]> {
     while (this.received.length < count) await new Promise<void>((resolve) => (this.#onReceive = resolve));
     return this.received.map((event) => {
       if (event.kind !== "data") throw new Error(`unexpected ${event.kind}`);
-      return { connection: event.connection, message: JSON.parse(new TextDecoder().decode(event.data)) };
+      return { connection: event.connection, message: JSON.parse(new TextDecoder().decode(event.data)) as Partial<RpcSuccess & RpcFailure> };
     });
   }
 
@@ -140,9 +148,9 @@ describe("relay link", () => {
     await relay.say(encodeRelayFrame(1, both.subarray(30)));
     const answers = await relay.answers(4);
     const byConnection = (id: number) => answers.filter((answer) => answer.connection === id).map((answer) => answer.message);
-    expect(byConnection(2)).toEqual([expect.objectContaining({ id: 9, error: expect.objectContaining({ code: RpcErrorCode.Unauthorized }) })]);
+    expect(byConnection(2)).toMatchObject([{ id: 9, error: { code: RpcErrorCode.Unauthorized } }]);
     expect(byConnection(1)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: 0, result: expect.anything() }),
+      expect.objectContaining({ id: 0, result: expect.anything() as unknown }),
       expect.objectContaining({ id: 1, result: "a" }),
       expect.objectContaining({ id: 2, result: "b" }),
     ]));
@@ -164,7 +172,7 @@ describe("relay link", () => {
     await relay.say(encodeRelayFrame(1, call(6, "after")));
     const answers = (await relay.answers(3)).map((answer) => answer.message);
     expect(answers).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: 5, error: expect.objectContaining({ code: RpcErrorCode.FrameTooLarge }) }),
+      expect.objectContaining({ id: 5, error: expect.objectContaining({ code: RpcErrorCode.FrameTooLarge }) as unknown }),
       expect.objectContaining({ id: 6, result: "after" }),
     ]));
     relay.exit(0);
@@ -244,7 +252,7 @@ describe("relay link", () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    expect(new Set(sentTo(1).map((event) => JSON.parse(new TextDecoder().decode(event.data)).id)).size).toBe(41);
+    expect(new Set(sentTo(1).map((event) => (JSON.parse(new TextDecoder().decode(event.data)) as RpcResponse).id)).size).toBe(41);
     expect(relay.acked.get(1)).toBe(encoder.encode(flood).length);
     relay.exit(0);
     await link.close(1000);

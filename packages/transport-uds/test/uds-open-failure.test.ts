@@ -4,6 +4,7 @@
  */
 import { connect } from "node:net";
 import { rm } from "node:fs/promises";
+import type * as FsPromises from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { RpcDispatcher } from "@codecall/core/protocol";
@@ -11,7 +12,7 @@ import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "../src/index.js";
 
 vi.mock("node:fs/promises", async (importOriginal) => {
-  const original = await importOriginal<typeof import("node:fs/promises")>();
+  const original = await importOriginal<typeof FsPromises>();
   return { ...original, chmod: () => Promise.reject(new Error("chmod failed on purpose")) };
 });
 

@@ -149,7 +149,7 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     execFileSync("tar", ["-C", dir, "-cf", tarball, "README"]);
     const image = "codecall-test-nosh:latest";
     const progress = await docker.importImage(tarball, { repo: "codecall-test-nosh", tag: "latest" });
-    await new Promise((resolve, reject) => docker.modem.followProgress(progress, (error: unknown) => (error ? reject(error) : resolve(undefined))));
+    await new Promise((resolve, reject) => docker.modem.followProgress(progress, (error: Error | null) => (error ? reject(error) : resolve(undefined))));
     cleanups.push(() => docker.getImage(image).remove({ force: true }));
     await rm(dir, { recursive: true, force: true });
 

@@ -93,7 +93,7 @@ describeIntegration("docker backend: container lifecycle", dockerUnavailable, ()
       ["--input-type=module", "-e", `const { createEnvironment } = await import(${JSON.stringify(dist)}); const e = await createEnvironment({ image: ${JSON.stringify(TEST_IMAGE)} }); console.log(e.containerId); setInterval(() => {}, 1000);`],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
-    const [line] = (await once(host.stdout!, "data")) as [Buffer];
+    const [line] = (await once(host.stdout, "data")) as [Buffer];
     const orphan = line.toString().trim();
     host.kill("SIGKILL");
     await once(host, "exit");

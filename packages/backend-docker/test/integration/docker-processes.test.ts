@@ -32,8 +32,8 @@ describeIntegration("docker backend: no process outlives its run", dockerUnavail
   let baseline: string[];
 
   const processes = async () => {
-    const top = await docker.getContainer(environment.containerId!).top({ ps_args: "-eo pid,args" });
-    return (top.Processes as string[][]).map((row) => row.join(" ")).sort();
+    const top = (await docker.getContainer(environment.containerId!).top({ ps_args: "-eo pid,args" })) as { Processes: string[][] };
+    return top.Processes.map((row) => row.join(" ")).sort();
   };
 
   /** The processes once all of `expected` show up (a shell forks its children a moment after it starts). */

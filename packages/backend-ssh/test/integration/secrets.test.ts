@@ -48,7 +48,7 @@ describeIntegration("ssh secrets stay out of errors and results", sshd.unavailab
     ["a wrong passphrase", () => ({ ...base(), privateKey: encryptedKey, passphrase: WRONG_PASSPHRASE }), /cannot use the private key/],
     ["a closed port", () => ({ ...base(), port: 1, password: PASSWORD, privateKey: plainKey }), /cannot connect to 127\.0\.0\.1:1: .*ECONNREFUSED/],
   ])("reports %s clearly, without the secrets", async (_label, options, expected) => {
-    const error = await connectError(options() as SshEnvironmentOptions);
+    const error = await connectError(options());
     expect(error.message).toMatch(expected);
     const reported = everythingReported(error);
     for (const mark of secretMarks) expect(reported).not.toContain(mark);

@@ -8,8 +8,9 @@ import { StreamingRedactor } from "../text/streaming-redactor.js";
 
 /** Takes a stream's chunks; `end()` delivers what the redactor still held. */
 export interface OutputSink {
-  write(chunk: Uint8Array): void;
-  end(): void;
+  // Properties, not methods: the supervisor is handed `write` on its own, detached from the sink.
+  write: (chunk: Uint8Array) => void;
+  end: () => void;
 }
 
 /**

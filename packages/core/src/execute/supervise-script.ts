@@ -74,7 +74,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   };
   const timer = setLongTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => {
-    const cause = options.signal?.reason;
+    const cause: unknown = options.signal?.reason;
     if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
     stop("interrupted");
   };

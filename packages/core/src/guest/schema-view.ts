@@ -32,7 +32,7 @@ export function objectShape(root: JSONSchema, schema: JSONSchema = root, depth =
   const shape: ObjectShape = { properties: { ...(resolved.properties ?? {}) }, required: new Set(resolved.required ?? []) };
   // Bounded: a schema whose allOf refers back to itself must not loop.
   if (depth > 8) return shape;
-  for (const part of (resolved.allOf as readonly JSONSchema[] | undefined) ?? []) {
+  for (const part of resolved.allOf ?? []) {
     const inner = objectShape(root, part, depth + 1);
     Object.assign(shape.properties, inner.properties);
     for (const name of inner.required) shape.required.add(name);

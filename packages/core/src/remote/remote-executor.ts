@@ -210,7 +210,6 @@ export class RemoteProcess implements EnvironmentProcess {
   readonly stderr: ReadableStream<Uint8Array>;
   /** Resolves once the wrapper's header is on its way (stdin ordering depends on it). */
   readonly ready: Promise<void>;
-  readonly #channel: ExecChannel;
   readonly #exit: Promise<ProcessExit>;
   readonly #killTree: (graceMs: number) => Promise<void>;
   #exited = false;
@@ -218,7 +217,6 @@ export class RemoteProcess implements EnvironmentProcess {
   #killing: Promise<void> | undefined;
 
   constructor(channel: ExecChannel, stdinPrefix: string, killTree: (graceMs: number) => Promise<void>, backendId: string) {
-    this.#channel = channel;
     this.#killTree = killTree;
     this.stdout = channel.stdout;
     this.stderr = channel.stderr;

@@ -157,7 +157,7 @@ function parentSchema(compiled: CompiledSchema, keywordLocation: string): (Schem
     else if (segment === "$recursiveRef") node = compiled.lookup[current.__absolute_recursive_ref__ ?? ""];
     else node = Object.hasOwn(current, segment) ? current[segment] : undefined;
   }
-  return isObject(node) ? (node as Schema & Record<string, unknown>) : undefined;
+  return isObject(node) ? node : undefined;
 }
 
 /** The value at a JSON pointer (`#/options/headers/1`) and its readable path. */

@@ -16,6 +16,7 @@ const ESCAPES = new RegExp(
   "g",
 );
 
+// eslint-disable-next-line no-control-regex -- ESC and the C1 controls are exactly what this looks for
 const MAY_CONTAIN_ESCAPES = /[\u001b\u0080-\u009f]/;
 
 export function stripAnsi(text: string): string {

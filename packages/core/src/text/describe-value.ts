@@ -29,6 +29,7 @@ class BoundedText {
   add(part: string): void {
     if (this.#text.length + part.length > this.#max) {
       this.#text += part.slice(0, Math.max(0, this.#max - this.#text.length));
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a private sentinel that unwinds the walk; caught below, never escapes
       throw FULL;
     }
     this.#text += part;
