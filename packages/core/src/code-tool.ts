@@ -3,8 +3,10 @@
  * model which functions it can import (with signatures and return shapes) and the limits.
  */
 import type { Environment } from "./environment.js";
-import { executeCode, selectTools, type ExecuteCodeOptions } from "./execute/execute-code.js";
+import { executeCode } from "./execute/execute-code.js";
+import type { ExecuteCodeOptions } from "./execute/execute-options.js";
 import { resolveLimits, type ExecutionLimits } from "./execute/limits.js";
+import { selectTools } from "./execute/prepare-run.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";

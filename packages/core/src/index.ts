@@ -27,7 +27,8 @@ export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
 export { checkToolSet } from "./tool-set.js";
 
-export { executeCode, type ExecuteCodeOptions } from "./execute/execute-code.js";
+export { executeCode } from "./execute/execute-code.js";
+export type { ExecuteCodeOptions } from "./execute/execute-options.js";
 export { DEFAULT_LIMITS, MAX_DURATION_MS, type ExecutionLimits } from "./execute/limits.js";
 export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
 export type { ToolCallEvent } from "./rpc/dispatcher.js";

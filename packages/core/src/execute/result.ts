@@ -3,6 +3,7 @@
  * model reads (`output`) is ANSI-stripped and secret-redacted, says why the run stopped, and
  * carries stderr only when the script failed.
  */
+import { CodecallError, errorMessage } from "../errors.js";
 import { stripAnsi } from "../text/ansi.js";
 import { redactSecrets } from "../text/redact.js";
 import type { CapturedOutput } from "./output-capture.js";
@@ -51,6 +52,8 @@ export interface ComposeInput {
   interpreter: string;
   /** Exact values to redact (host secrets). `undefined` turns redaction off. */
   knownSecrets: readonly string[] | undefined;
+  /** Preferred transports that failed to open (see {@link ExecuteCodeResult.transportsSkipped}). */
+  transportsSkipped: readonly string[];
 }
 
 /** Exit code of `sh` when the command was not found. */
@@ -103,6 +106,7 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
     transport: input.transport,
   };
   if (error !== undefined) result.error = error;
+  if (input.transportsSkipped.length > 0) result.transportsSkipped = [...input.transportsSkipped];
   return result;
 }
 
@@ -121,6 +125,13 @@ export function failedResult(message: string, fields: { durationSeconds: number;
     stderrTruncated: false,
     ...fields,
   };
+}
+
+/** Why a run failed around its script: the environment, or every transport, gave way. */
+export function environmentFailureMessage(backend: string, error: unknown): string {
+  return CodecallError.isInstance(error, "TRANSPORT_FAILED")
+    ? `The ${backend} environment could not be reached by any transport: ${errorMessage(error)}`
+    : `${backend} environment failed: ${errorMessage(error)}`;
 }
 
 /** True when `sh` could not find the command it was asked to run. */

@@ -1,14 +1,16 @@
 /**
- * Runs the script process to its end: bounded capture of stdout/stderr with live callbacks, the
- * wall-time limit and the abort signal, both of which end the whole process tree (SIGTERM, then
- * SIGKILL after the grace period).
+ * Runs the script process to its end: bounded capture of stdout/stderr with live callbacks (secrets
+ * masked), the wall-time limit and the abort signal, both of which end the whole process tree
+ * (SIGTERM, then SIGKILL after the grace period).
  */
 import type { Environment, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { delay } from "../timers/delay.js";
 import { setLongTimeout } from "../timers/long-timeout.js";
 import { drainStream, writeStdin } from "../process/collect.js";
+import type { ExecutionLimits } from "./limits.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
+import { redactingSink } from "./redacting-sink.js";
 
 /** Why the script stopped; `lost` means the environment failed under it (a dead container, a dropped connection). */
 export type StopReason = "exited" | "timeout" | "interrupted" | "lost";
@@ -18,13 +20,14 @@ export interface SuperviseOptions {
   command: string;
   env: Readonly<Record<string, string>>;
   cwd?: string;
-  timeoutMs: number;
-  killGraceMs: number;
-  maxStdoutBytes: number;
-  maxStderrBytes: number;
-  /** Secret values the captures' truncation cut must not split (see `OutputCapture`); undefined: no guard. */
-  guardSecrets?: readonly string[];
+  limits: Pick<ExecutionLimits, "timeoutMs" | "killGraceMs" | "maxStdoutBytes" | "maxStderrBytes">;
+  /**
+   * Secret values: masked in the live output (see `redactingSink`), and the captures' truncation
+   * cut does not split them (see `OutputCapture`). Undefined: redaction off.
+   */
+  knownSecrets?: readonly string[];
   signal?: AbortSignal;
+  /** Live output, as it arrives (uncapped). */
   onStdout?: (chunk: Uint8Array) => void;
   onStderr?: (chunk: Uint8Array) => void;
   /** Called once, as soon as the script must stop (before the kill completes). */
@@ -47,20 +50,23 @@ interface RunOutput {
 const STREAM_DRAIN_GRACE_MS = 2_000;
 
 export async function superviseScript(options: SuperviseOptions): Promise<SupervisedRun> {
+  const { limits, knownSecrets } = options;
   const process = await options.environment.spawn(options.command, {
     env: options.env,
     clearEnv: true,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     // Backstop inside the environment, should the host-side timer below never get to run.
-    timeoutMs: options.timeoutMs + options.killGraceMs + 5_000,
+    timeoutMs: limits.timeoutMs + limits.killGraceMs + 5_000,
   });
-  const guard = options.guardSecrets === undefined ? {} : { guardSecrets: options.guardSecrets };
-  const stdout = new OutputCapture(options.maxStdoutBytes, guard);
-  const stderr = new OutputCapture(options.maxStderrBytes, guard);
+  const guard = knownSecrets === undefined ? {} : { guardSecrets: knownSecrets };
+  const stdout = new OutputCapture(limits.maxStdoutBytes, guard);
+  const stderr = new OutputCapture(limits.maxStderrBytes, guard);
+  const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
+  const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
   const released = new AbortController();
   const drained = Promise.all([
-    drainStream(process.stdout, stdout, options.onStdout, released.signal),
-    drainStream(process.stderr, stderr, options.onStderr, released.signal),
+    drainStream(process.stdout, stdout, stdoutSink?.write, released.signal),
+    drainStream(process.stderr, stderr, stderrSink?.write, released.signal),
   ]);
   void writeStdin(process.stdin);
 
@@ -70,9 +76,9 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     if (reason !== "exited") return;
     reason = why;
     options.onStopping?.(why);
-    void process.kill({ graceMs: options.killGraceMs });
+    void process.kill({ graceMs: limits.killGraceMs });
   };
-  const timer = setLongTimeout(() => stop("timeout"), options.timeoutMs);
+  const timer = setLongTimeout(() => stop("timeout"), limits.timeoutMs);
   const onAbort = () => {
     const cause: unknown = options.signal?.reason;
     if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
@@ -97,6 +103,8 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     // the host process alive.
     await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS, { unref: true })]);
     released.abort();
+    stdoutSink?.end();
+    stderrSink?.end();
     const output: RunOutput = { stdout: stdout.finish(), stderr: stderr.finish() };
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
     return { ...output, ...ending };

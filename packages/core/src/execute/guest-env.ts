@@ -1,0 +1,52 @@
+/**
+ * The variables a run's script starts with, built in two steps because the transport sits between
+ * them: the env policy applied first (tools see the same scrubbed env, and its secret values are
+ * masked in the output), then — once a transport serves the run — what its client needs and the
+ * settings the Python side relies on.
+ */
+import { debugLogger } from "../debug/debug-log.js";
+import type { Environment } from "../environment.js";
+import { describeDropped, scrubEnv, type EnvPolicy, type ScrubbedEnv } from "./env-policy.js";
+import { readHostEnv } from "./host-env.js";
+
+const envLog = debugLogger("env");
+
+/**
+ * The environment's own default env filtered by `policy`; the policy's host env defaults to this
+ * process's (see {@link EnvPolicy.host}).
+ */
+export async function scrubRunEnv(environment: Environment, policy: EnvPolicy | undefined): Promise<ScrubbedEnv> {
+  const scrubbed = scrubEnv(await environment.defaultEnv(), { host: readHostEnv(), ...policy });
+  envLog(() => describeDropped(scrubbed.dropped));
+  return scrubbed;
+}
+
+/** Where the script's variables come from, besides the env policy. */
+export interface GuestEnvParts {
+  /** The run's scrubbed env (see {@link scrubRunEnv}). */
+  scrubbed: Readonly<Record<string, string>>;
+  /** The serving transport's variables (`TransportSession.guestEnv`). */
+  transport: Readonly<Record<string, string>>;
+  /** Holds the stub module: first on the import path. */
+  runDir: string;
+  /** The frame limit, so the guest client refuses what the host would. */
+  maxFrameBytes: number;
+}
+
+/** The complete env of the script's process (it starts from nothing else). */
+export function guestEnv(parts: GuestEnvParts): Record<string, string> {
+  const inherited = parts.scrubbed.PYTHONPATH;
+  return {
+    ...parts.scrubbed,
+    ...parts.transport,
+    PYTHONPATH: inherited ? `${parts.runDir}:${inherited}` : parts.runDir,
+    // The run dir is removed after the run: caches there are written for nothing.
+    PYTHONDONTWRITEBYTECODE: "1",
+    // Output reaches the host as it is printed, so a timeout or a kill keeps what came before it.
+    PYTHONUNBUFFERED: "1",
+    // The host decodes the output as UTF-8, whatever the environment's locale.
+    PYTHONIOENCODING: "utf-8",
+    PYTHONUTF8: "1",
+    CODECALL_RPC_MAX_FRAME: String(parts.maxFrameBytes),
+  };
+}

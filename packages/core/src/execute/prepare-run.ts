@@ -1,0 +1,71 @@
+/**
+ * Preparing a run: the options checked and resolved, and the run's fresh ids — all before anything
+ * in the environment is touched, so invalid options throw and leave nothing behind.
+ */
+import type { Environment } from "../environment.js";
+import { assertModuleName } from "../guest/python-names.js";
+import { DEFAULT_MODULE_NAME } from "../guest/python-stub.js";
+import { newRunId, newRunToken } from "../ids.js";
+import type { ToolDefinition } from "../tool.js";
+import { checkToolSet } from "../tool-set.js";
+import type { Transport } from "../transport.js";
+import type { ExecuteCodeOptions } from "./execute-options.js";
+import { resolveLimits, type ExecutionLimits } from "./limits.js";
+import { supportingTransports } from "./open-transport.js";
+
+/** A run's settled inputs: what every later step reads instead of the raw options. */
+export interface PreparedRun {
+  readonly environment: Environment;
+  readonly code: string;
+  /** The transports that support the environment, in order of preference; never empty. */
+  readonly candidates: readonly [Transport, ...Transport[]];
+  /** The allow-listed tools: the only ones the dispatcher serves and the stub module offers. */
+  readonly tools: readonly ToolDefinition[];
+  readonly limits: ExecutionLimits;
+  readonly moduleName: string;
+  readonly interpreter: string;
+  readonly runId: string;
+  /** The per-run secret the guest presents to the dispatcher. */
+  readonly token: string;
+}
+
+/**
+ * Resolves the options of one run. Throws for invalid options (limits, a contract version, no
+ * transport for the environment, a tool set that cannot be offered, a module name Python cannot
+ * import); a blank script is not invalid options but a result (see {@link hasCode}).
+ */
+export function prepareRun(options: ExecuteCodeOptions): PreparedRun {
+  const limits = resolveLimits(options.limits);
+  const [preferred, ...fallbacks] = supportingTransports(options.transport, options.environment);
+  const tools = selectTools(options.tools ?? [], options.allowedTools);
+  const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
+  assertModuleName(moduleName);
+  return {
+    environment: options.environment,
+    code: options.code,
+    // supportingTransports throws rather than return none.
+    candidates: [preferred!, ...fallbacks],
+    tools,
+    limits,
+    moduleName,
+    interpreter: options.interpreter ?? "python3",
+    runId: newRunId(),
+    token: newRunToken(),
+  };
+}
+
+/** True when there is a script to run (a model may send none, or only whitespace). */
+export function hasCode(code: unknown): code is string {
+  return typeof code === "string" && code.trim() !== "";
+}
+
+/**
+ * The allow-listed tools: all when no list is given, none for an empty list. Throws
+ * `INVALID_TOOL` for a tool set that cannot be offered (see {@link checkToolSet}).
+ */
+export function selectTools(tools: readonly ToolDefinition[], allowed: readonly string[] | undefined): ToolDefinition[] {
+  checkToolSet(tools);
+  if (allowed === undefined) return [...tools];
+  const allowSet = new Set(allowed);
+  return tools.filter((tool) => allowSet.has(tool.name));
+}
