@@ -1,4 +1,3 @@
 /** @codecall/backend-local — run scripts and commands as child processes on this machine. */
 export { createEnvironment, LocalEnvironment } from "./local-environment.js";
 export { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
-export { LocalProcess } from "./local-process.js";

@@ -2,18 +2,14 @@
  * The local backend: commands run as child processes of the host, through `/bin/sh`, each in its
  * own process group. Timeouts, aborts and `close()` end whole process trees.
  */
-import { spawn as spawnChild } from "node:child_process";
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ENVIRONMENT_SPECIFICATION_VERSION, CodecallError, type Environment, type EnvironmentCapabilities, type ExecOptions, type ExecResult, type ReadFileOptions, type SpawnOptions, type WriteFileOptions } from "@codecall/core";
-import { collectProcess, debugLogger, describeCommand, describeExit, newRunId, setLongTimeout, toExecResult, TREE_TAG_VARIABLE } from "@codecall/core/backend-kit";
+import { collectProcess, debugLogger, describeCommand, describeExit, LiveProcesses, toExecResult, type HostProcess } from "@codecall/core/backend-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
-import { LocalProcess } from "./local-process.js";
+import { startLocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";
-
-/** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
-const TIMEOUT_GRACE_MS = 2_000;
 
 const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: true, streamingStdio: true });
 
@@ -27,7 +23,7 @@ export class LocalEnvironment implements Environment {
   readonly #env: Readonly<Record<string, string>>;
   readonly #shell: string;
   readonly #tempRoot: string;
-  readonly #live = new Set<LocalProcess>();
+  readonly #live = new LiveProcesses<HostProcess>();
   #closed = false;
 
   /** Checks `options` against {@link environmentOptions} (throws `INVALID_OPTIONS`). */
@@ -53,29 +49,16 @@ export class LocalEnvironment implements Environment {
     return this.execute(command, options);
   }
 
-  async spawn(command: string, options: SpawnOptions = {}): Promise<LocalProcess> {
+  async spawn(command: string, options: SpawnOptions = {}): Promise<HostProcess> {
     this.#assertOpen();
     const cwd = options.cwd === undefined ? this.#cwd : this.resolve(options.cwd);
     await assertDirectory(cwd);
-    const tag = newRunId();
+    const env = options.clearEnv ? (options.env ?? {}) : { ...this.#env, ...options.env };
     const started = performance.now();
-    const child = spawnChild(this.#shell, ["-c", command], {
-      cwd,
-      // The tree tag lets a kill find the processes that leave the group (see process-tree.ts).
-      env: { ...(options.clearEnv ? options.env : { ...this.#env, ...options.env }), [TREE_TAG_VARIABLE]: tag },
-      // A new session: the command leads its own process group, so the tree can be signalled at once.
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", resolve);
-      child.once("error", (error) => reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${this.#shell}: ${error.message}`, { cause: error })));
-    });
-    const process = new LocalProcess(child, tag);
+    const process = await startLocalProcess(this.#shell, ["-c", command], { cwd, env });
     log(() => `local pid ${process.pid}: ${describeCommand(command, { ...options, cwd })}`);
     void process.wait().then((exit) => log(() => `local pid ${process.pid}: ${describeExit(exit, started)}`));
-    this.#track(process, options);
-    return process;
+    return this.#live.add(process, options);
   }
 
   async writeFile(filePath: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
@@ -111,7 +94,7 @@ export class LocalEnvironment implements Environment {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.all([...this.#live].map((process) => process.kill()));
+    await this.#live.killAll();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -121,26 +104,6 @@ export class LocalEnvironment implements Environment {
   /** `filePath` made absolute against the environment's working directory. */
   resolve(filePath: string): string {
     return path.resolve(this.#cwd, filePath);
-  }
-
-  #track(process: LocalProcess, options: SpawnOptions): void {
-    this.#live.add(process);
-    const cleanups: (() => void)[] = [];
-    if (options.timeoutMs !== undefined) {
-      const timer = setLongTimeout(() => void process.expire(TIMEOUT_GRACE_MS), options.timeoutMs);
-      cleanups.push(() => timer.clear());
-    }
-    if (options.signal) {
-      const signal = options.signal;
-      const onAbort = () => void process.kill();
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-      cleanups.push(() => signal.removeEventListener("abort", onAbort));
-    }
-    void process.wait().then(() => {
-      this.#live.delete(process);
-      for (const cleanup of cleanups) cleanup();
-    });
   }
 
   #assertOpen(): void {

@@ -1,13 +1,13 @@
 /**
  * One Apptainer instance and the CLI that drives it. Commands run as `apptainer exec --cleanenv
- * instance://NAME ...`, each a child process on this machine (through the local backend, which
- * gives them process groups and Web streams); `--cleanenv` on every exec, because the instance's
+ * instance://NAME ...`, each a child process on this machine in a process group of its own (see
+ * host-commands.ts); `--cleanenv` on every exec, because the instance's
  * own `--cleanenv` does not carry over to later execs, and without it the host's environment —
  * secrets included — would reach the script.
  */
 import { CodecallError } from "@codecall/core";
 import { newRunId, shellQuote, type ExecChannel } from "@codecall/core/backend-kit";
-import { createEnvironment as createHostEnvironment, type LocalEnvironment } from "@codecall/backend-local";
+import { HostCommands } from "./host-commands.js";
 import type { ParsedSingularityOptions } from "./singularity-options.js";
 
 /** `apptainer exec` exits 255 with a FATAL message when it cannot run the command at all. */
@@ -20,7 +20,7 @@ export class InstanceSession {
   readonly name: string;
   readonly #options: ParsedSingularityOptions;
   readonly #owned: boolean;
-  readonly #host: LocalEnvironment;
+  readonly #host = new HostCommands();
   #binary: Promise<string> | undefined;
   #started = false;
   /** Set once close began: commands ending now are being ended on purpose, not lost. */
@@ -30,7 +30,6 @@ export class InstanceSession {
     this.#options = options;
     this.#owned = options.instance === undefined;
     this.name = options.instance ?? options.name ?? `codecall-${newRunId()}`;
-    this.#host = createHostEnvironment();
   }
 
   /** Starts the instance (when it is ours) and checks it answers. Runs once; a failure is retried on the next call. */
@@ -43,7 +42,7 @@ export class InstanceSession {
   /** Runs `argv` in the instance. */
   async exec(argv: readonly string[]): Promise<ExecChannel> {
     const binary = await this.ready();
-    const process = await this.#host.spawn(this.#execLine(binary, argv));
+    const process = await this.#host.start(binary, this.#execArgs(argv));
     return {
       stdin: process.stdin,
       stdout: process.stdout,
@@ -74,7 +73,7 @@ export class InstanceSession {
     this.#binary.catch(() => {});
     try {
       if (this.#owned && this.#started && binary) {
-        const stop = await this.#host.execute(commandLine(await binary, ["instance", "stop", this.name]), { timeoutMs: CONTROL_TIMEOUT_MS });
+        const stop = await this.#host.run(await binary, ["instance", "stop", this.name], { timeoutMs: CONTROL_TIMEOUT_MS });
         // Already gone (stopped from outside) is fine: it is what close() wants.
         if (stop.exitCode !== 0 && !/no instance found/i.test(stop.stderr)) {
           throw new CodecallError("ENVIRONMENT_FAILED", `Could not stop the instance ${this.name}: ${lastLines(stop.stderr)}`);
@@ -91,15 +90,15 @@ export class InstanceSession {
     const options = this.#options;
     if (this.#owned && !this.#started) {
       const args = ["instance", "start", ...this.#startFlags(), options.image!, this.name];
-      const started = await this.#host.execute(commandLine(binary, args), { timeoutMs: options.startTimeoutMs });
+      const started = await this.#host.run(binary, args, { timeoutMs: options.startTimeoutMs });
       if (started.timedOut) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start took over ${options.startTimeoutMs / 1000} s (image ${options.image}); raise startTimeoutMs if the image is still being pulled`);
       if (started.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start failed (exit ${started.exitCode}): ${lastLines(started.stderr)}`);
       this.#started = true;
     }
-    const probe = await this.#host.execute(this.#execLine(binary, ["sh", "-c", "echo codecall-ready"]), { timeoutMs: CONTROL_TIMEOUT_MS });
+    const probe = await this.#host.run(binary, this.#execArgs(["sh", "-c", "echo codecall-ready"]), { timeoutMs: CONTROL_TIMEOUT_MS });
     if (probe.stdout.trim() !== "codecall-ready") {
       const why = lastLines(probe.stderr) || `exit ${probe.exitCode}`;
-      if (this.#started) await this.#host.execute(commandLine(binary, ["instance", "stop", this.name]), { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => {});
+      if (this.#started) await this.#host.run(binary, ["instance", "stop", this.name], { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => {});
       this.#started = false;
       throw new CodecallError("ENVIRONMENT_FAILED", `The instance ${this.name} cannot run commands (it needs sh): ${why}`);
     }
@@ -117,19 +116,19 @@ export class InstanceSession {
     ];
   }
 
-  #execLine(binary: string, argv: readonly string[]): string {
-    return commandLine(binary, ["exec", "--cleanenv", `instance://${this.name}`, ...argv]);
+  #execArgs(argv: readonly string[]): string[] {
+    return ["exec", "--cleanenv", `instance://${this.name}`, ...argv];
   }
 
   async #answers(binary: string): Promise<boolean> {
-    const probe = await this.#host.execute(this.#execLine(binary, ["true"]), { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => undefined);
+    const probe = await this.#host.run(binary, this.#execArgs(["true"]), { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => undefined);
     return probe?.exitCode === 0;
   }
 
   async #findBinary(): Promise<string> {
     const wanted = this.#options.binary;
     const candidates = wanted === undefined ? ["apptainer", "singularity"] : [wanted];
-    const found = await this.#host.execute(candidates.map((name) => `command -v ${shellQuote(name)}`).join(" || "));
+    const found = await this.#host.run("/bin/sh", ["-c", candidates.map((name) => `command -v ${shellQuote(name)}`).join(" || ")]);
     const path = found.stdout.trim().split("\n")[0];
     if (found.exitCode !== 0 || !path) {
       throw new CodecallError(
@@ -141,11 +140,6 @@ export class InstanceSession {
     }
     return path;
   }
-}
-
-/** `binary args...` as one shell line for the local backend. */
-function commandLine(binary: string, args: readonly string[]): string {
-  return `exec ${[binary, ...args].map(shellQuote).join(" ")}`;
 }
 
 function lastLines(text: string): string {

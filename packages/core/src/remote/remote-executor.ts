@@ -6,13 +6,13 @@
  * abort signals, output caps and clear errors for a missing working directory.
  */
 import { debugLogger } from "../debug/debug-log.js";
+import { delay } from "../timers/delay.js";
 import { describeCommand, describeExit } from "../debug/describe-command.js";
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
-import { delay } from "../timers/delay.js";
-import { setLongTimeout } from "../timers/long-timeout.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
+import { LiveProcesses } from "../process/live-processes.js";
 import { shellQuote } from "../text/shell-quote.js";
 import { inEnvironmentDeadlineMs, isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
 
@@ -56,9 +56,6 @@ export interface RemoteExecutorOptions {
  */
 const HELPER_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-/** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out. */
-const TIMEOUT_GRACE_MS = 2_000;
-
 /** The longest a command whose kill cannot start is waited for (less when its in-environment timeout comes sooner). */
 const KILL_RETRY_WINDOW_MS = 30_000;
 
@@ -73,7 +70,7 @@ const log = debugLogger("backend");
 export class RemoteExecutor {
   readonly #start: StartExec;
   readonly #backendId: string;
-  readonly #live = new Set<RemoteProcess>();
+  readonly #live = new LiveProcesses<RemoteProcess>();
   #stateDir: Promise<string> | undefined;
   /** Numbers the commands in debug lines, so a command's end can be matched with its start. */
   #launched = 0;
@@ -106,7 +103,7 @@ export class RemoteExecutor {
 
   /** Kills every command still running and removes the pidfile directory (for the environment's close). */
   async dispose(): Promise<void> {
-    await Promise.all([...this.#live].map((process) => process.kill().catch(() => {})));
+    await this.#live.killAll();
     const dir = await this.#stateDir?.catch(() => undefined);
     if (dir) await this.#run(shellExec(`rm -rf ${shellQuote(dir)}`)).catch(() => {});
   }
@@ -133,19 +130,11 @@ export class RemoteExecutor {
     };
     const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
     await process.ready;
-    process.watch(options);
-    this.#live.add(process);
     process.wait().then(
-      (exit) => {
-        this.#live.delete(process);
-        log(() => `${name()}: ${describeExit(exit, started)}`);
-      },
-      (error: unknown) => {
-        this.#live.delete(process);
-        log(() => `${name()}: ${errorMessage(error)}`);
-      },
+      (exit) => log(() => `${name()}: ${describeExit(exit, started)}`),
+      (error: unknown) => log(() => `${name()}: ${errorMessage(error)}`),
     );
-    return process;
+    return this.#live.add(process, options);
   }
 
   #pidDir(): Promise<string> {
@@ -252,32 +241,17 @@ export class RemoteProcess implements EnvironmentProcess {
     return this.#exit;
   }
 
+  /** Ends the command because its time ran out (unless it already ended), marking it timed out. */
+  expire(graceMs: number): Promise<void> {
+    if (this.#exited) return Promise.resolve();
+    this.#timedOut = true;
+    return this.kill({ graceMs });
+  }
+
   kill(options: KillOptions = {}): Promise<void> {
     if (this.#exited) return Promise.resolve();
     this.#killing ??= this.#killTree(options.graceMs ?? 0);
     return this.#killing;
-  }
-
-  /** @internal Arms the timeout and the abort signal of `options`. */
-  watch(options: SpawnOptions): void {
-    const cleanups: (() => void)[] = [];
-    if (options.timeoutMs !== undefined) {
-      const timer = setLongTimeout(() => {
-        if (this.#exited) return;
-        this.#timedOut = true;
-        void this.kill({ graceMs: TIMEOUT_GRACE_MS });
-      }, options.timeoutMs);
-      cleanups.push(() => timer.clear());
-    }
-    const signal = options.signal;
-    if (signal) {
-      const onAbort = () => void this.kill();
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-      cleanups.push(() => signal.removeEventListener("abort", onAbort));
-    }
-    const done = () => cleanups.forEach((cleanup) => cleanup());
-    this.#exit.then(done, done);
   }
 }
 
