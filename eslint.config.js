@@ -25,6 +25,10 @@ export default defineConfig([
     languageOptions: { globals: globals.node },
   },
   {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: globals.node },
+  },
+  {
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommended],
   },

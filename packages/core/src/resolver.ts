@@ -81,7 +81,10 @@ export async function resolveEnvironment(spec: EnvironmentSpec, options: Resolve
 /** Loads a backend package by name (or module specifier) without creating an environment: for its option declaration. */
 export async function loadBackend(backend: string, options: ResolveOptions = {}): Promise<BackendPlugin> {
   const specifier = packageFor("backend", backend, BACKEND_PACKAGES);
-  const module = (await loadPlugin(specifier, "backend", backend, options.importModule)) as { createEnvironment?: unknown; environmentOptions?: unknown };
+  const module = (await loadPlugin(specifier, "backend", backend, options.importModule)) as {
+    createEnvironment?: (options: Record<string, unknown>) => unknown;
+    environmentOptions?: unknown;
+  };
   const create = module.createEnvironment;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_BACKEND", `${specifier} does not export createEnvironment(), so it is not a codecall backend`);

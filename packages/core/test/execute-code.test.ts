@@ -23,7 +23,7 @@ describe("executeCode on the in-memory pair", () => {
       output: "ran: print('hi')  # v1\n",
       exitCode: 0,
       toolCallsMade: 0,
-      durationSeconds: expect.any(Number),
+      durationSeconds: expect.any(Number) as number,
       stdoutTruncated: false,
       stdoutBytesTotal: 23,
       stdoutBytesCaptured: 23,
@@ -82,7 +82,7 @@ describe("executeCode on the in-memory pair", () => {
       PYTHONUTF8: "1",
       CODECALL_RPC_MAX_FRAME: "4096",
       CODECALL_MEMORY_MEMORY: "memory://listener-1",
-      CODECALL_RPC_TOKEN: expect.stringMatching(/^[0-9a-f]{64}$/),
+      CODECALL_RPC_TOKEN: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
     });
   });
 

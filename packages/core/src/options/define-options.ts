@@ -106,7 +106,7 @@ export class OptionSet<D extends OptionSpecs = OptionSpecs> {
 
 /** A default as a fresh value, so a parsed list or map never shares the declaration's. */
 function copyOf(value: unknown): unknown {
-  if (Array.isArray(value)) return [...value];
+  if (Array.isArray(value)) return [...(value as unknown[])];
   if (typeof value === "object" && value !== null) return { ...value };
   return value;
 }

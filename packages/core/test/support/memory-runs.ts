@@ -12,14 +12,14 @@ import { createMemoryPair, type MemoryPair } from "./memory-pair.js";
 
 export interface MemoryRuns {
   /** A new pair, checked for leftovers after the test. */
-  pair(guest: Guest, options?: MemoryEnvironmentOptions): MemoryPair;
+  pair: (guest: Guest, options?: MemoryEnvironmentOptions) => MemoryPair;
   /**
    * `executeCode` on `pair` (its default transport, a one-line script, no host env so no host
    * value is masked), with `options` on top.
    */
-  execute(pair: MemoryPair, options?: Partial<ExecuteCodeOptions>): Promise<ExecuteCodeResult>;
+  execute: (pair: MemoryPair, options?: Partial<ExecuteCodeOptions>) => Promise<ExecuteCodeResult>;
   /** `execute` on a new pair running `guest`. */
-  run(guest: Guest, options?: Partial<ExecuteCodeOptions>): Promise<ExecuteCodeResult>;
+  run: (guest: Guest, options?: Partial<ExecuteCodeOptions>) => Promise<ExecuteCodeResult>;
 }
 
 /** Call once at the top of a test file. */
