@@ -20,18 +20,23 @@ const project = path.join(scratch, "project");
 /** Runs `node args` in the consumer project. */
 const node = (args) => runCommand(process.execPath, args, { cwd: project, timeoutMs: 120_000 });
 
-before(async () => {
-  console.log(`pack test: working in ${scratch}`);
-  const packStarted = performance.now();
-  const tarballs = await packWorkspace(packages, path.join(scratch, "tarballs"));
-  const installStarted = performance.now();
-  await installTarballs(project, tarballs);
-  for (const fixture of ["agent.mjs", "load-all.cjs", "cli-tools.mjs", "cli-script.py"]) {
-    await copyFile(path.join(FIXTURES, fixture), path.join(project, fixture));
-  }
-  const seconds = (from, to = performance.now()) => ((to - from) / 1000).toFixed(1);
-  console.log(`pack test: packed ${packages.length} packages in ${seconds(packStarted, installStarted)}s, npm install took ${seconds(installStarted)}s`);
-}, { timeout: 1_200_000 });
+before(
+  async () => {
+    console.log(`pack test: working in ${scratch}`);
+    const packStarted = performance.now();
+    const tarballs = await packWorkspace(packages, path.join(scratch, "tarballs"));
+    const installStarted = performance.now();
+    await installTarballs(project, tarballs);
+    for (const fixture of ["agent.mjs", "load-all.cjs", "cli-tools.mjs", "cli-script.py"]) {
+      await copyFile(path.join(FIXTURES, fixture), path.join(project, fixture));
+    }
+    const seconds = (from, to = performance.now()) => ((to - from) / 1000).toFixed(1);
+    console.log(
+      `pack test: packed ${packages.length} packages in ${seconds(packStarted, installStarted)}s, npm install took ${seconds(installStarted)}s`,
+    );
+  },
+  { timeout: 1_200_000 },
+);
 
 after(async () => {
   if (process.env.CODECALL_PACK_TEST_KEEP === "1") console.log(`pack test: kept ${scratch}`);
@@ -77,7 +82,10 @@ describe("in a fresh npm project", () => {
 
   test("codecall run: a script calls a tool from --tools and a built-in tool", async () => {
     const codecall = path.join(project, "node_modules/.bin/codecall");
-    const { stdout } = await runCommand(codecall, ["run", "cli-script.py", "--tools", "./cli-tools.mjs", "--json"], { cwd: project, timeoutMs: 120_000 });
+    const { stdout } = await runCommand(codecall, ["run", "cli-script.py", "--tools", "./cli-tools.mjs", "--json"], {
+      cwd: project,
+      timeoutMs: 120_000,
+    });
     const result = JSON.parse(stdout);
     assert.deepEqual(
       { status: result.status, output: result.output, toolCallsMade: result.toolCallsMade, backend: result.backend },

@@ -28,12 +28,16 @@ export function manifestProblems(manifest, dir) {
     manifest.repository?.type === "git" && manifest.repository?.url === `git+${REPOSITORY_URL}.git` && manifest.repository?.directory === dir,
     `repository must be { type: "git", url: "git+${REPOSITORY_URL}.git", directory: "${dir}" }`,
   );
-  expect(typeof manifest.homepage === "string" && manifest.homepage.startsWith(`${REPOSITORY_URL}/tree/main/${dir}`), `homepage must point at ${REPOSITORY_URL}/tree/main/${dir}`);
+  expect(
+    typeof manifest.homepage === "string" && manifest.homepage.startsWith(`${REPOSITORY_URL}/tree/main/${dir}`),
+    `homepage must point at ${REPOSITORY_URL}/tree/main/${dir}`,
+  );
   expect(manifest.bugs?.url === `${REPOSITORY_URL}/issues`, `bugs.url must be ${REPOSITORY_URL}/issues`);
   expect(manifest.type === "module", `type must be "module"`);
   expect(manifest.sideEffects === false, "sideEffects must be false");
   expect(typeof manifest.engines?.node === "string", "engines.node is missing");
-  if (manifest.name.startsWith("@")) expect(manifest.publishConfig?.access === "public", `publishConfig.access must be "public" for a scoped package`);
+  if (manifest.name.startsWith("@"))
+    expect(manifest.publishConfig?.access === "public", `publishConfig.access must be "public" for a scoped package`);
   for (const field of PUBLISHED_DEPENDENCY_FIELDS) {
     for (const [name, range] of Object.entries(manifest[field] ?? {})) {
       expect(!/^(workspace|link|file):/.test(range), `${field}.${name} is "${range}": pack must publish a registry range`);

@@ -64,7 +64,10 @@ test("relative README links and links to files the repository lacks are reported
   const problems = readmeLinkProblems(readme, REPO_ROOT);
   assert.equal(problems.length, 4, problems.join("\n"));
   for (const target of ["../core", "src/index.ts", "./docs/guide.md", "packages/nope/README.md"]) {
-    assert.ok(problems.some((problem) => problem.includes(target)), `${target} not reported in:\n${problems.join("\n")}`);
+    assert.ok(
+      problems.some((problem) => problem.includes(target)),
+      `${target} not reported in:\n${problems.join("\n")}`,
+    );
   }
 });
 

@@ -32,7 +32,12 @@ export const environmentOptions = defineOptions("docker", {
     description: 'bytes or `"512m"`, `"2g"` (units of 1024); swap is not added on top',
     check: (memory) => (memoryBytes(memory) === undefined ? memoryProblem(memory) : undefined),
   },
-  cpus: { type: "number", defaultText: "no limit", description: "e.g. `1.5`", check: (cpus) => (cpus > 0 ? undefined : "must be a positive number of CPUs, e.g. 1.5") },
+  cpus: {
+    type: "number",
+    defaultText: "no limit",
+    description: "e.g. `1.5`",
+    check: (cpus) => (cpus > 0 ? undefined : "must be a positive number of CPUs, e.g. 1.5"),
+  },
   pidsLimit: {
     type: "integer",
     default: DEFAULT_PIDS_LIMIT,
@@ -57,16 +62,25 @@ export const environmentOptions = defineOptions("docker", {
    * low ports or use raw sockets.
    */
   capDrop: { type: "list", default: ["ALL"], description: "capabilities dropped" },
-  capAdd: { type: "list", default: [], description: 'capabilities given back, e.g. `["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID"]` for package managers' },
+  capAdd: {
+    type: "list",
+    default: [],
+    description: 'capabilities given back, e.g. `["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID"]` for package managers',
+  },
   keepContainer: { type: "boolean", default: false, description: "leave the created container running after `close()` (debugging)" },
   socketPath: { type: "string", defaultText: "from `DOCKER_HOST`", description: "the engine's Unix socket" },
   /** TLS for `tcp://` follows `DOCKER_TLS_VERIFY` and `DOCKER_CERT_PATH`, as with the docker CLI; ignored when `socketPath` is set. */
-  host: { type: "string", defaultText: "`DOCKER_HOST`", description: "`unix:///path`, `tcp://host:2375` (TLS per `DOCKER_TLS_VERIFY`/`DOCKER_CERT_PATH`), `ssh://user@host`" },
+  host: {
+    type: "string",
+    defaultText: "`DOCKER_HOST`",
+    description: "`unix:///path`, `tcp://host:2375` (TLS per `DOCKER_TLS_VERIFY`/`DOCKER_CERT_PATH`), `ssh://user@host`",
+  },
   engineTimeoutMs: {
     type: "integer",
     min: 1,
     default: DEFAULT_ENGINE_TIMEOUT_MS,
-    description: "how long the engine may take to answer one request (ping, create, start, inspect, remove, starting an exec); commands themselves may run as long as they like, and image pulls are not bounded",
+    description:
+      "how long the engine may take to answer one request (ping, create, start, inspect, remove, starting an exec); commands themselves may run as long as they like, and image pulls are not bounded",
   },
 });
 

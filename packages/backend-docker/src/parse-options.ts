@@ -18,10 +18,16 @@ export interface ParsedDockerOptions extends Omit<OptionValues<typeof environmen
 export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
   const { memory, cpus, ...parsed } = environmentOptions.parse(raw);
   if (parsed.image === undefined && parsed.container === undefined) {
-    throw new CodecallError("INVALID_OPTIONS", "The docker backend needs an image to create a container from (image: \"python:3.12-slim\", or -o image=...) or an existing container (container: \"name\")");
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      'The docker backend needs an image to create a container from (image: "python:3.12-slim", or -o image=...) or an existing container (container: "name")',
+    );
   }
   if (parsed.image !== undefined && parsed.container !== undefined) {
-    throw new CodecallError("INVALID_OPTIONS", "Give the docker backend either image (create a container) or container (use a running one), not both");
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      "Give the docker backend either image (create a container) or container (use a running one), not both",
+    );
   }
   return {
     ...parsed,

@@ -53,7 +53,14 @@ describe("parseDockerOptions", () => {
       ["labels.com.example/team", "ml"],
       ["readOnly", "true"],
     ]);
-    expect(parseDockerOptions(input)).toMatchObject({ name: "007", memoryBytes: 512 * 1024 ** 2, nanoCpus: 1_500_000_000, capAdd: ["CHOWN", "SETUID"], labels: { "com.example/team": "ml" }, readOnly: true });
+    expect(parseDockerOptions(input)).toMatchObject({
+      name: "007",
+      memoryBytes: 512 * 1024 ** 2,
+      nanoCpus: 1_500_000_000,
+      capAdd: ["CHOWN", "SETUID"],
+      labels: { "com.example/team": "ml" },
+      readOnly: true,
+    });
   });
 
   it("needs exactly one of image and container", () => {

@@ -5,8 +5,26 @@
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ENVIRONMENT_SPECIFICATION_VERSION, CodecallError, type Environment, type EnvironmentCapabilities, type ExecOptions, type ExecResult, type ReadFileOptions, type SpawnOptions, type WriteFileOptions } from "@codecall/core";
-import { collectProcess, debugLogger, describeCommand, describeExit, LiveProcesses, toExecResult, type HostProcess } from "@codecall/core/backend-kit";
+import {
+  ENVIRONMENT_SPECIFICATION_VERSION,
+  CodecallError,
+  type Environment,
+  type EnvironmentCapabilities,
+  type ExecOptions,
+  type ExecResult,
+  type ReadFileOptions,
+  type SpawnOptions,
+  type WriteFileOptions,
+} from "@codecall/core";
+import {
+  collectProcess,
+  debugLogger,
+  describeCommand,
+  describeExit,
+  LiveProcesses,
+  toExecResult,
+  type HostProcess,
+} from "@codecall/core/backend-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { startLocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";

@@ -9,7 +9,11 @@ import { defineOptions, type OptionsInput } from "@codecall/core/backend-kit";
 export const environmentOptions = defineOptions("local", {
   cwd: { type: "string", defaultText: "`process.cwd()`", description: "working directory of commands, and the base of relative file paths" },
   // A map, not env: `process.env` may hold names a shell cannot export, and they are the host's own.
-  env: { type: "map", defaultText: "`process.env`", description: "the variables commands get by default (`executeCode` still scrubs them: see core's env policy)" },
+  env: {
+    type: "map",
+    defaultText: "`process.env`",
+    description: "the variables commands get by default (`executeCode` still scrubs them: see core's env policy)",
+  },
   shell: { type: "string", default: "/bin/sh", description: "the POSIX shell that runs command strings" },
   tempRoot: { type: "string", defaultText: "the OS temp dir", description: "where `tempDir()` creates its private (0700) directories" },
 });

@@ -10,7 +10,13 @@ import { newRunId, startHostProcess, TREE_TAG_VARIABLE, type HostProcess, type P
 import { toWebReadable, toWebWritable } from "./node-streams.js";
 
 /** Node's signals and process table, as core's HostProcess uses them. */
-const NODE_HOST: ProcessHost = { kill: (pid, signal) => process.kill(pid, signal), readdir, readFile, procfs: process.platform === "linux", signalNumbers: constants.signals };
+const NODE_HOST: ProcessHost = {
+  kill: (pid, signal) => process.kill(pid, signal),
+  readdir,
+  readFile,
+  procfs: process.platform === "linux",
+  signalNumbers: constants.signals,
+};
 
 export interface LocalProcessOptions {
   cwd: string;
@@ -28,5 +34,9 @@ export function startLocalProcess(file: string, args: readonly string[], options
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
-  return startHostProcess(child, { stdin: toWebWritable(child.stdin), stdout: toWebReadable(child.stdout), stderr: toWebReadable(child.stderr) }, { file, tag, host: NODE_HOST });
+  return startHostProcess(
+    child,
+    { stdin: toWebWritable(child.stdin), stdout: toWebReadable(child.stdout), stderr: toWebReadable(child.stderr) },
+    { file, tag, host: NODE_HOST },
+  );
 }

@@ -19,13 +19,19 @@ it("writes the command line (host secrets masked, variable names without values)
   const cwd = await realpath(tmpdir());
   const environment = createEnvironment({ cwd });
   try {
-    const result = await environment.execute("echo host-secret-value-5678 >/dev/null; exit 3", { env: { CODECALL_RPC_TOKEN: "run-token-value-1234" } });
+    const result = await environment.execute("echo host-secret-value-5678 >/dev/null; exit 3", {
+      env: { CODECALL_RPC_TOKEN: "run-token-value-1234" },
+    });
     expect(result.exitCode).toBe(3);
   } finally {
     await environment.close();
   }
   expect(lines).toEqual([
-    expect.stringMatching(new RegExp(`^codecall:backend \\+\\d+ms local pid (\\d+): echo host-s\\.\\.\\.5678 >/dev/null; exit 3 \\[cwd ${cwd}; env \\+ CODECALL_RPC_TOKEN\\]$`)),
+    expect.stringMatching(
+      new RegExp(
+        `^codecall:backend \\+\\d+ms local pid (\\d+): echo host-s\\.\\.\\.5678 >/dev/null; exit 3 \\[cwd ${cwd}; env \\+ CODECALL_RPC_TOKEN\\]$`,
+      ),
+    ),
     expect.stringMatching(/^codecall:backend \+\d+ms local pid \d+: exited 3 after \d+ ms$/),
   ]);
   const pids = lines.map((line) => /local pid (\d+)/.exec(line)?.[1]);

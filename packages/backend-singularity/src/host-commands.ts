@@ -8,10 +8,25 @@ import { readdir, readFile } from "node:fs/promises";
 import { constants } from "node:os";
 import { Readable, Writable } from "node:stream";
 import { CodecallError, type ExecResult } from "@codecall/core";
-import { collectProcess, LiveProcesses, newRunId, startHostProcess, toExecResult, TREE_TAG_VARIABLE, type HostProcess, type ProcessHost } from "@codecall/core/backend-kit";
+import {
+  collectProcess,
+  LiveProcesses,
+  newRunId,
+  startHostProcess,
+  toExecResult,
+  TREE_TAG_VARIABLE,
+  type HostProcess,
+  type ProcessHost,
+} from "@codecall/core/backend-kit";
 
 /** Node's signals and process table, as core's HostProcess uses them. */
-const NODE_HOST: ProcessHost = { kill: (pid, signal) => process.kill(pid, signal), readdir, readFile, procfs: process.platform === "linux", signalNumbers: constants.signals };
+const NODE_HOST: ProcessHost = {
+  kill: (pid, signal) => process.kill(pid, signal),
+  readdir,
+  readFile,
+  procfs: process.platform === "linux",
+  signalNumbers: constants.signals,
+};
 
 export class HostCommands {
   readonly #live = new LiveProcesses<HostProcess>();

@@ -91,8 +91,13 @@ export class InstanceSession {
     if (this.#owned && !this.#started) {
       const args = ["instance", "start", ...this.#startFlags(), options.image!, this.name];
       const started = await this.#host.run(binary, args, { timeoutMs: options.startTimeoutMs });
-      if (started.timedOut) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start took over ${options.startTimeoutMs / 1000} s (image ${options.image}); raise startTimeoutMs if the image is still being pulled`);
-      if (started.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start failed (exit ${started.exitCode}): ${lastLines(started.stderr)}`);
+      if (started.timedOut)
+        throw new CodecallError(
+          "ENVIRONMENT_FAILED",
+          `${binary} instance start took over ${options.startTimeoutMs / 1000} s (image ${options.image}); raise startTimeoutMs if the image is still being pulled`,
+        );
+      if (started.exitCode !== 0)
+        throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start failed (exit ${started.exitCode}): ${lastLines(started.stderr)}`);
       this.#started = true;
     }
     const probe = await this.#host.run(binary, this.#execArgs(["sh", "-c", "echo codecall-ready"]), { timeoutMs: CONTROL_TIMEOUT_MS });

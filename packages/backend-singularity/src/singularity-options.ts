@@ -10,7 +10,8 @@ import { defineOptions, type OptionsInput, type OptionValues } from "@codecall/c
 /** What Apptainer accepts as an instance name. */
 const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-const instanceName = (value: string) => (INSTANCE_NAME.test(value) ? undefined : `must be letters, digits, '.', '_' or '-', got ${JSON.stringify(value)}`);
+const instanceName = (value: string) =>
+  INSTANCE_NAME.test(value) ? undefined : `must be letters, digits, '.', '_' or '-', got ${JSON.stringify(value)}`;
 
 /** The singularity backend's options (the resolver and the CLI read them under this name). */
 export const environmentOptions = defineOptions("singularity", {
@@ -31,7 +32,7 @@ export const environmentOptions = defineOptions("singularity", {
       return bad === undefined ? undefined : `wants "src[:/dest[:ro|rw]]", got ${JSON.stringify(bad)}`;
     },
   },
-  startArgs: { type: "list", default: [], description: "more `instance start` flags as given, e.g. `[\"--nv\"]` for GPUs" },
+  startArgs: { type: "list", default: [], description: 'more `instance start` flags as given, e.g. `["--nv"]` for GPUs' },
   workdir: {
     type: "string",
     defaultText: "the instance's",
@@ -58,6 +59,7 @@ export function parseSingularityOptions(raw: unknown): ParsedSingularityOptions 
       'The singularity backend needs either an image to start an instance from (image: "python.sif" or "docker://python:3.12-slim", or -o image=...) or a running instance (instance: "name"), not both',
     );
   }
-  if (parsed.instance !== undefined && parsed.name !== undefined) environmentOptions.fail("name", "names a new instance; it cannot be given with instance");
+  if (parsed.instance !== undefined && parsed.name !== undefined)
+    environmentOptions.fail("name", "names a new instance; it cannot be given with instance");
   return parsed;
 }

@@ -24,7 +24,13 @@ describe("singularity options", () => {
   });
 
   it("reads -o pairs by the declared types: binds one a pair, env one entry a pair", () => {
-    const input = environmentOptions.fromText([["image", "a.sif"], ["binds", "/a"], ["binds", "/b:/b:ro"], ["env.MODE", "1"], ["containAll", "false"]]);
+    const input = environmentOptions.fromText([
+      ["image", "a.sif"],
+      ["binds", "/a"],
+      ["binds", "/b:/b:ro"],
+      ["env.MODE", "1"],
+      ["containAll", "false"],
+    ]);
     expect(parseSingularityOptions(input)).toMatchObject({ binds: ["/a", "/b:/b:ro"], env: { MODE: "1" }, containAll: false });
   });
 

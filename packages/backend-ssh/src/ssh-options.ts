@@ -19,7 +19,11 @@ export const environmentOptions = defineOptions("ssh", {
   passphrase: { type: "string", secret: true, description: "for an encrypted key" },
   agent: { type: "boolean|string", defaultText: "off", description: "`true` for `$SSH_AUTH_SOCK`, or the agent's socket path" },
   password: { type: "string", secret: true, description: "password and keyboard-interactive logins; prefer keys" },
-  knownHostsPath: { type: "string", defaultText: "`~/.ssh/known_hosts`", description: "the host key must be listed here (plain or hashed entries, `[host]:port` for other ports)" },
+  knownHostsPath: {
+    type: "string",
+    defaultText: "`~/.ssh/known_hosts`",
+    description: "the host key must be listed here (plain or hashed entries, `[host]:port` for other ports)",
+  },
   hostKeyFingerprint: { type: "string", description: "pin the key instead: `SHA256:...` as `ssh-keygen -lf` prints it" },
   /** This opts out of the only protection against a machine-in-the-middle; use it only for throwaway hosts on a trusted network. */
   insecureSkipHostKeyCheck: { type: "boolean", default: false, description: "explicit opt-out of host key verification" },
@@ -27,8 +31,19 @@ export const environmentOptions = defineOptions("ssh", {
   env: { type: "env", default: {}, description: "variables every command gets (not with `clearEnv`); part of `defaultEnv()`" },
   // ssh2 arms these with plain setTimeout/setInterval, which fire at once past 2^31-1 ms.
   connectTimeoutMs: { type: "integer", min: 1, max: MAX_TIMER_DELAY_MS, default: 20_000, description: "TCP connect + handshake + login" },
-  keepaliveIntervalMs: { type: "integer", min: 0, max: MAX_TIMER_DELAY_MS, default: 10_000, description: "a keepalive after this much silence from the server; 0 disables" },
-  keepaliveCountMax: { type: "integer", min: 1, default: 3, description: "unanswered keepalives before the connection counts as lost (about 30–40 s with the defaults)" },
+  keepaliveIntervalMs: {
+    type: "integer",
+    min: 0,
+    max: MAX_TIMER_DELAY_MS,
+    default: 10_000,
+    description: "a keepalive after this much silence from the server; 0 disables",
+  },
+  keepaliveCountMax: {
+    type: "integer",
+    min: 1,
+    default: 3,
+    description: "unanswered keepalives before the connection counts as lost (about 30–40 s with the defaults)",
+  },
   /**
    * The connection also opens one channel for SFTP and keeps one free for kills, so keep this at
    * least 2 below the server's `MaxSessions` (10 on OpenSSH by default).
@@ -62,7 +77,19 @@ export type ResolvedSshOptions = Omit<OptionValues<typeof environmentOptions.spe
 
 /** Parses `input` by the declaration, then the rules that concern two options at once; throws `INVALID_OPTIONS`. */
 export function resolveSshOptions(input: SshEnvironmentOptions): ResolvedSshOptions {
-  const { host, username, privateKey, privateKeyPath, passphrase, password, agent, knownHostsPath, hostKeyFingerprint, insecureSkipHostKeyCheck, ...settings } = environmentOptions.parse(input);
+  const {
+    host,
+    username,
+    privateKey,
+    privateKeyPath,
+    passphrase,
+    password,
+    agent,
+    knownHostsPath,
+    hostKeyFingerprint,
+    insecureSkipHostKeyCheck,
+    ...settings
+  } = environmentOptions.parse(input);
   const credentials: SshCredentials = {
     ...(privateKey === undefined ? {} : { privateKey }),
     ...(privateKeyPath === undefined ? {} : { privateKeyPath: expandHome(privateKeyPath) }),

@@ -49,14 +49,21 @@ describe("ssh options", () => {
     expect(failure({ host: "h" }).message).toMatch(/no way to log in/);
     expect(failure({ ...base, port: 70_000 }).message).toBe("ssh option port must be a whole number from 1 to 65535");
     // ssh2's own timers would fire at once past 2^31-1 ms.
-    expect(failure({ ...base, connectTimeoutMs: 2_200_000_000 }).message).toBe("ssh option connectTimeoutMs must be a whole number from 1 to 2147483647");
+    expect(failure({ ...base, connectTimeoutMs: 2_200_000_000 }).message).toBe(
+      "ssh option connectTimeoutMs must be a whole number from 1 to 2147483647",
+    );
     expect(failure({ ...base, hots: "typo" }).message).toMatch(/^Unknown ssh option "hots"\. Did you mean "host"\? Known: host, port, /);
     expect(failure({ ...base, env: { "BAD-NAME": "x" } }).message).toMatch(/invalid variable name/);
     expect(failure({ ...base, privateKey: "k" }).message).toMatch(/not both/);
   });
 
   it("reads -o pairs by the declared types: a numeric password stays as written", () => {
-    const input = environmentOptions.fromText([["host", "h"], ["password", "0123"], ["port", "2222"], ["agent", "false"]]);
+    const input = environmentOptions.fromText([
+      ["host", "h"],
+      ["password", "0123"],
+      ["port", "2222"],
+      ["agent", "false"],
+    ]);
     expect(resolveSshOptions(input as SshEnvironmentOptions)).toMatchObject({ port: 2222, credentials: { password: "0123" } });
   });
 

@@ -15,7 +15,11 @@ export function splitBackendOption(pair: string): [string, string] {
 }
 
 /** The options `plugin` is created with: `fromFile`, then the `-o` pairs. */
-export function backendOptionsFor(plugin: BackendPlugin, fromFile: Readonly<Record<string, unknown>>, pairs: readonly string[]): Record<string, unknown> {
+export function backendOptionsFor(
+  plugin: BackendPlugin,
+  fromFile: Readonly<Record<string, unknown>>,
+  pairs: readonly string[],
+): Record<string, unknown> {
   const fromFlags = plugin.environmentOptions ? plugin.environmentOptions.fromText(pairs.map(splitBackendOption)) : parseBackendOptions(pairs);
   return { ...fromFile, ...fromFlags };
 }

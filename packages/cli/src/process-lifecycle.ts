@@ -37,7 +37,9 @@ export function routeStopSignals(): (handler: (signal: StopSignal) => void) => (
 /** Ends the process with `code` once stdout and stderr have drained (bounded). */
 export async function exitWhenFlushed(code: number): Promise<never> {
   const flushed = (stream: NodeJS.WriteStream) =>
-    new Promise<void>((resolve) => (stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve)));
+    new Promise<void>((resolve) =>
+      stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve),
+    );
   await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), delay(FLUSH_TIMEOUT_MS, { unref: true })]);
   process.exit(code);
 }

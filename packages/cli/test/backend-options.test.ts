@@ -53,7 +53,10 @@ describe("codecall run: backend options", () => {
   it("refuses an unknown option from a config file's backendOptions the same way", async () => {
     await writeFile(path.join(dir, "typo.json"), JSON.stringify({ backendOptions: { shel: "/bin/sh" } }));
     const result = await runCli(["run", "--config", "typo.json", "-"], { cwd: dir, stdin: "print(1)\n" });
-    expect(result).toMatchObject({ code: 2, stderr: 'codecall: Unknown local option "shel". Did you mean "shell"? Known: cwd, env, shell, tempRoot\n' });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: 'codecall: Unknown local option "shel". Did you mean "shell"? Known: cwd, env, shell, tempRoot\n',
+    });
   });
 
   it("reads -o values by the declared type: a numeric string stays a string", async () => {

@@ -3,7 +3,15 @@
  * generated module and a driver script, a real RpcDispatcher with probe tools, the transport's
  * session, and the environment's own `execute` — so a case sees exactly what the transport does.
  */
-import { defineTool, type Environment, type ExecResult, type ToolCallEvent, type ToolDefinition, type Transport, type TransportSession } from "@codecall/core";
+import {
+  defineTool,
+  type Environment,
+  type ExecResult,
+  type ToolCallEvent,
+  type ToolDefinition,
+  type Transport,
+  type TransportSession,
+} from "@codecall/core";
 import { DEFAULT_MAX_FRAME_BYTES, generatePythonModule, newRunToken, RpcDispatcher } from "@codecall/core/protocol";
 import { newRunId, shellQuote } from "@codecall/core/backend-kit";
 
@@ -123,7 +131,9 @@ export async function runGuest(
     },
   });
   try {
-    await environment.writeFile(`${runDir}/codecall.py`, generatePythonModule({ tools, clientSource: transport.guestClient("python") }), { mode: 0o600 });
+    await environment.writeFile(`${runDir}/codecall.py`, generatePythonModule({ tools, clientSource: transport.guestClient("python") }), {
+      mode: 0o600,
+    });
     await environment.writeFile(`${runDir}/driver.py`, python, { mode: 0o600 });
     session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes, interpreter: options.interpreter });
     const result = await environment.execute(`exec ${options.interpreter} driver.py`, {

@@ -91,7 +91,10 @@ export async function loadBackend(backend: string, options: ResolveOptions = {})
   }
   const declared = module.environmentOptions;
   if (declared !== undefined && !isOptionSet(declared)) {
-    throw new CodecallError("UNKNOWN_BACKEND", `${specifier} exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)`);
+    throw new CodecallError(
+      "UNKNOWN_BACKEND",
+      `${specifier} exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)`,
+    );
   }
   return {
     specifier,
@@ -107,7 +110,11 @@ export async function loadBackend(backend: string, options: ResolveOptions = {})
 /** An OptionSet by its shape: a plugin may have been built against another copy of core, where `instanceof` fails. */
 function isOptionSet(value: unknown): value is OptionSet {
   const set = value as Partial<Record<keyof OptionSet, unknown>> | null;
-  return typeof set === "object" && set !== null && ["parse", "fromText", "describe", "help"].every((method) => typeof set[method as keyof OptionSet] === "function");
+  return (
+    typeof set === "object" &&
+    set !== null &&
+    ["parse", "fromText", "describe", "help"].every((method) => typeof set[method as keyof OptionSet] === "function")
+  );
 }
 
 /**
@@ -148,7 +155,10 @@ export async function resolveTransports(
   return out;
 }
 
-async function loadTransport(name: string, options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> }): Promise<Transport> {
+async function loadTransport(
+  name: string,
+  options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> },
+): Promise<Transport> {
   const specifier = packageFor("transport", name, TRANSPORT_PACKAGES);
   const module = await loadPlugin(specifier, "transport", name, options.importModule);
   const create = (module as { createTransport?: (options: Record<string, unknown>) => unknown }).createTransport;
@@ -166,9 +176,13 @@ function packageFor(kind: "backend" | "transport", name: string, known: Readonly
   if (specifier) return specifier;
   const code = kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT";
   const choices = Object.keys(known).join(", ");
-  throw new CodecallError(code, `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`, {
-    details: { name },
-  });
+  throw new CodecallError(
+    code,
+    `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
+    {
+      details: { name },
+    },
+  );
 }
 
 async function loadPlugin(specifier: string, kind: string, name: string, importModule = defaultImporter): Promise<unknown> {
@@ -192,6 +206,7 @@ async function loadPlugin(specifier: string, kind: string, name: string, importM
 function isModuleNotFound(error: unknown, specifier: string): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const message = errorMessage(error);
-  const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || /Cannot find (module|package)|Module not found|not found/i.test(message);
+  const notFound =
+    code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || /Cannot find (module|package)|Module not found|not found/i.test(message);
   return notFound && message.includes(specifier);
 }

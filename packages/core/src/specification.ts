@@ -26,7 +26,8 @@ export function assertSpecification(kind: PluginKind, plugin: unknown, source: s
   const stated = readVersion(plugin);
   if (stated === expected) return;
   const contract = kind === "environment" ? "Environment" : "Transport";
-  const found = stated === undefined ? "states no specificationVersion (it predates versioned contracts)" : `implements ${contract} specification ${stated}`;
+  const found =
+    stated === undefined ? "states no specificationVersion (it predates versioned contracts)" : `implements ${contract} specification ${stated}`;
   throw new CodecallError(
     "INCOMPATIBLE_PLUGIN",
     `${source} ${found}, but this @codecall/core implements ${contract} specification ${expected}. Install versions of the two that match.`,

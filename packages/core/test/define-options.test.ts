@@ -16,7 +16,11 @@ const demo = defineOptions("demo", {
   agent: { type: "boolean|string", description: "true or a socket" },
   password: { type: "string", secret: true, description: "for logins" },
   user: { type: "string", defaultText: "the local user", description: "login name" },
-  workdir: { type: "string", description: "absolute", check: (value) => (value.startsWith("/") ? undefined : `must be an absolute path, got ${JSON.stringify(value)}`) },
+  workdir: {
+    type: "string",
+    description: "absolute",
+    check: (value) => (value.startsWith("/") ? undefined : `must be an absolute path, got ${JSON.stringify(value)}`),
+  },
 });
 
 const problem = (read: () => unknown) => {
@@ -140,7 +144,16 @@ describe("defineOptions: fromText (the CLI's -o pairs)", () => {
       ["list", "/a"],
       ["list", '["/b","/c"]'],
     ]);
-    expect(input).toEqual({ host: "007", password: "1e5", port: "2222", flag: true, agent: false, env: { API_URL: "http://x", DEBUG: "1" }, labels: { team: "ml" }, list: ["/a", "/b", "/c"] });
+    expect(input).toEqual({
+      host: "007",
+      password: "1e5",
+      port: "2222",
+      flag: true,
+      agent: false,
+      env: { API_URL: "http://x", DEBUG: "1" },
+      labels: { team: "ml" },
+      list: ["/a", "/b", "/c"],
+    });
     expect(demo.parse(input)).toMatchObject({ host: "007", password: "1e5", port: 2222, list: ["/a", "/b", "/c"] });
   });
 
@@ -151,7 +164,16 @@ describe("defineOptions: fromText (the CLI's -o pairs)", () => {
     expect(problem(() => demo.fromText([["env", "A=1"]]))).toBe("demo option env takes env.KEY=VALUE pairs or a JSON object");
     expect(problem(() => demo.fromText([["list", "[not json"]]))).toBe("demo option list takes one item a pair or a JSON list of strings");
     // A boolean written otherwise is left for parse to refuse, with the usual message.
-    expect(problem(() => demo.parse(demo.fromText([["host", "h"], ["flag", "yes"]])))).toBe("demo option flag must be true or false");
+    expect(
+      problem(() =>
+        demo.parse(
+          demo.fromText([
+            ["host", "h"],
+            ["flag", "yes"],
+          ]),
+        ),
+      ),
+    ).toBe("demo option flag must be true or false");
   });
 });
 
@@ -159,7 +181,15 @@ describe("defineOptions: help", () => {
   it("describes every option in order, without any secret's value", () => {
     const described = demo.describe();
     expect(described.map((option) => option.name)).toEqual(Object.keys(demo.specs));
-    expect(described.find((option) => option.name === "port")).toEqual({ name: "port", type: "integer", description: "TCP port", default: "22", defaultIsValue: true, required: false, secret: false });
+    expect(described.find((option) => option.name === "port")).toEqual({
+      name: "port",
+      type: "integer",
+      description: "TCP port",
+      default: "22",
+      defaultIsValue: true,
+      required: false,
+      secret: false,
+    });
     expect(described.find((option) => option.name === "user")).toMatchObject({ default: "the local user", defaultIsValue: false });
     const withSecretDefault = defineOptions("demo", { token: { type: "string", secret: true, default: "hunter2", description: "an API token" } });
     expect(JSON.stringify(withSecretDefault.describe())).not.toContain("hunter2");

@@ -8,7 +8,11 @@ describe("describeCommand", () => {
   });
 
   it("shows the cwd, the names of the variables (never their values) and the timeout", () => {
-    const line = describeCommand("python3 script.py", { cwd: "/work", env: { PATH: "/usr/bin", CODECALL_RPC_TOKEN: "t0ken-value" }, timeoutMs: 300_000 });
+    const line = describeCommand("python3 script.py", {
+      cwd: "/work",
+      env: { PATH: "/usr/bin", CODECALL_RPC_TOKEN: "t0ken-value" },
+      timeoutMs: 300_000,
+    });
     expect(line).toBe("python3 script.py [cwd /work; env + PATH CODECALL_RPC_TOKEN; timeout 300000 ms]");
   });
 

@@ -23,7 +23,12 @@ describe("backend debug lines of ExecEnvironment", () => {
 
   it("show each command with its cwd and variable names (never values), then its exit; and helper commands", async () => {
     debug = captureDebug("backend");
-    const environment = new ExecEnvironment({ backendId: "fake", capabilities: { hostSockets: false, streamingStdio: true }, start, workdir: "/work" });
+    const environment = new ExecEnvironment({
+      backendId: "fake",
+      capabilities: { hostSockets: false, streamingStdio: true },
+      start,
+      workdir: "/work",
+    });
     await environment.execute("python3 script.py", { env: { CODECALL_RPC_TOKEN: "run-token-value-1234" } });
     await environment.remove("/tmp/run");
     expect(debug.lines).toEqual([

@@ -24,7 +24,12 @@ describe("transport fallback", () => {
     const relay = memory.createTransport({ id: "relay", openError: new Error("the relay could not start") });
     const fallback = memory.createTransport({ id: "fallback" });
     const result = await execute(memory, { tools: [echoTool], transport: [relay, fallback] });
-    expect(result).toMatchObject({ status: "success", output: "served\n", transport: "fallback", transportsSkipped: ["relay: the relay could not start"] });
+    expect(result).toMatchObject({
+      status: "success",
+      output: "served\n",
+      transport: "fallback",
+      transportsSkipped: ["relay: the relay could not start"],
+    });
     expect([relay.opens, fallback.opens]).toEqual([1, 1]);
   });
 
@@ -60,7 +65,12 @@ describe("a failing environment", () => {
     const memory = pair(echoThroughTool);
     vi.spyOn(memory.environment, "tempDir").mockRejectedValue(broken);
     const result = await execute(memory);
-    expect(result).toMatchObject({ status: "error", exitCode: null, output: "memory environment failed: the disk is full", error: "memory environment failed: the disk is full" });
+    expect(result).toMatchObject({
+      status: "error",
+      exitCode: null,
+      output: "memory environment failed: the disk is full",
+      error: "memory environment failed: the disk is full",
+    });
     expect(memory.transport.opens).toBe(0);
   });
 

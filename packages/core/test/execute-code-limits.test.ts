@@ -49,7 +49,13 @@ describe("output caps", () => {
       },
       { limits: { maxStdoutBytes: 100 } },
     );
-    expect(result).toMatchObject({ status: "success", stdoutTruncated: true, stdoutBytesTotal: 2001, stdoutBytesCaptured: 100, stdoutBytesOmitted: 1901 });
+    expect(result).toMatchObject({
+      status: "success",
+      stdoutTruncated: true,
+      stdoutBytesTotal: 2001,
+      stdoutBytesCaptured: 100,
+      stdoutBytesOmitted: 1901,
+    });
     expect(result.output.startsWith("HEAD")).toBe(true);
     expect(result.output.trimEnd().endsWith("TAIL")).toBe(true);
     expect(result.output).toContain("[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total]");
@@ -121,6 +127,10 @@ describe("abort", () => {
     const controller = new AbortController();
     controller.abort(new Error("shutting down"));
     const result = await run(hang, { signal: controller.signal });
-    expect(result).toMatchObject({ status: "interrupted", error: "Script was interrupted: shutting down", output: "[execution interrupted — shutting down]" });
+    expect(result).toMatchObject({
+      status: "interrupted",
+      error: "Script was interrupted: shutting down",
+      output: "[execution interrupted — shutting down]",
+    });
   });
 });

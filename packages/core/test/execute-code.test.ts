@@ -55,7 +55,11 @@ describe("executeCode on the in-memory pair", () => {
     const result = await run(
       async (script) => {
         const module = await script.importModule("host_tools");
-        script.print(module.source.includes(memoryClientSource("memory").trim()), module.source.includes("def echo("), module.source.includes("def hidden("));
+        script.print(
+          module.source.includes(memoryClientSource("memory").trim()),
+          module.source.includes("def echo("),
+          module.source.includes("def hidden("),
+        );
       },
       { tools: [echoTool, hiddenTool], allowedTools: ["echo"], moduleName: "host_tools" },
     );
@@ -123,16 +127,18 @@ describe("executeCode on the in-memory pair", () => {
 
 describe("tool calls through the dispatcher", () => {
   /** Calls each tool in turn and prints what came back or the ToolError. */
-  const callEach = (calls: [string, Record<string, unknown>?][]): Guest => async (script) => {
-    const codecall = await script.importModule();
-    for (const [name, args] of calls) {
-      try {
-        script.print(name, "->", JSON.stringify(await codecall.call(name, args)));
-      } catch (error) {
-        script.print(name, "!!", (error as Error).message);
+  const callEach =
+    (calls: [string, Record<string, unknown>?][]): Guest =>
+    async (script) => {
+      const codecall = await script.importModule();
+      for (const [name, args] of calls) {
+        try {
+          script.print(name, "->", JSON.stringify(await codecall.call(name, args)));
+        } catch (error) {
+          script.print(name, "!!", (error as Error).message);
+        }
       }
-    }
-  };
+    };
 
   it("serves allowed tools and refuses the others, counting only dispatched calls", async () => {
     const events: ToolCallEvent[] = [];
@@ -173,7 +179,12 @@ describe("tool calls through the dispatcher", () => {
   });
 
   it("passes a tool's failure to the script as a ToolError", async () => {
-    const failing: ToolDefinition = { name: "fail", description: "Fails.", parameters: { type: "object" }, execute: () => Promise.reject(new Error("quota exceeded")) };
+    const failing: ToolDefinition = {
+      name: "fail",
+      description: "Fails.",
+      parameters: { type: "object" },
+      execute: () => Promise.reject(new Error("quota exceeded")),
+    };
     let code: number | undefined;
     const result = await run(
       async (script) => {
@@ -196,7 +207,12 @@ describe("tool calls through the dispatcher", () => {
     };
     const memory = pair(callEach([["ls", {}]]), {
       env: { PATH: "/bin", API_KEY: "k-123456789" },
-      commands: (_command, options) => ({ exitCode: 0, stdout: `${options.cwd} ${Object.keys(options.env ?? {}).join(",")} ${options.clearEnv}`, stderr: "", timedOut: false }),
+      commands: (_command, options) => ({
+        exitCode: 0,
+        stdout: `${options.cwd} ${Object.keys(options.env ?? {}).join(",")} ${options.clearEnv}`,
+        stderr: "",
+        timedOut: false,
+      }),
     });
     const result = await execute(memory, { tools: [listing], cwd: "/work" });
     expect(result.output).toBe('ls -> "/work PATH true"\n');

@@ -5,7 +5,11 @@ import { openTransport, supportingTransports } from "../src/execute/open-transpo
 import type { RunContext, Transport, TransportSession } from "../src/transport.js";
 import { captureDebug, type DebugCapture } from "./support/debug.js";
 
-const environment = { specificationVersion: "v1", backendId: "fake", capabilities: { hostSockets: false, streamingStdio: true } } as unknown as Environment;
+const environment = {
+  specificationVersion: "v1",
+  backendId: "fake",
+  capabilities: { hostSockets: false, streamingStdio: true },
+} as unknown as Environment;
 const run = {} as RunContext;
 const session: TransportSession = { guestEnv: {}, close: async () => {} };
 

@@ -31,7 +31,7 @@ const readFile = tool({
 
 const search = tool({
   name: "search",
-  description: "Searches files with a regex like \\d+ \"\"\"",
+  description: 'Searches files with a regex like \\d+ """',
   parameters: {
     type: "object",
     properties: {
@@ -236,7 +236,9 @@ describe("generatePythonModule: names", () => {
 
   it("refuses parameters whose Python names collide", () => {
     const clash = tool({ name: "clash", description: "", parameters: { type: "object", properties: { from: {}, from_: {} } } });
-    expect(() => generatePythonModule({ tools: [clash], clientSource: "" })).toThrow("Two names in parameters of tool clash map to the same Python name: from_");
+    expect(() => generatePythonModule({ tools: [clash], clientSource: "" })).toThrow(
+      "Two names in parameters of tool clash map to the same Python name: from_",
+    );
   });
 
   it("renames a parameter that would shadow the helper the stub body calls", () => {
@@ -294,10 +296,7 @@ describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
       name: "move",
       description: "",
       parameters: {
-        allOf: [
-          { type: "object", properties: { from: { type: "string" } }, required: ["from"] },
-          { $ref: "#/$defs/target" },
-        ],
+        allOf: [{ type: "object", properties: { from: { type: "string" } }, required: ["from"] }, { $ref: "#/$defs/target" }],
         $defs: { target: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } },
       },
     });

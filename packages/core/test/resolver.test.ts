@@ -13,7 +13,13 @@ function notFound(specifier: string): Error {
   });
 }
 
-const fakeTransport = (id: string): Transport => ({ specificationVersion: "v1", id, supports: () => true, open: async () => ({ guestEnv: {}, close: async () => {} }), guestClient: () => "" });
+const fakeTransport = (id: string): Transport => ({
+  specificationVersion: "v1",
+  id,
+  supports: () => true,
+  open: async () => ({ guestEnv: {}, close: async () => {} }),
+  guestClient: () => "",
+});
 
 /** An importer that knows only the given modules; anything else is "not installed". */
 function importer(modules: Record<string, unknown>, seen: string[] = []): ModuleImporter {
@@ -51,7 +57,10 @@ describe("resolveEnvironment", () => {
 
   it("loads a third-party backend given as a module specifier", async () => {
     const seen: string[] = [];
-    const importModule = importer({ "@acme/backend": { createEnvironment: () => fakeEnvironment }, "./local-backend.js": { createEnvironment: () => fakeEnvironment } }, seen);
+    const importModule = importer(
+      { "@acme/backend": { createEnvironment: () => fakeEnvironment }, "./local-backend.js": { createEnvironment: () => fakeEnvironment } },
+      seen,
+    );
     expect(await resolveEnvironment("@acme/backend", { importModule })).toBe(fakeEnvironment);
     expect(await resolveEnvironment("./local-backend.js", { importModule })).toBe(fakeEnvironment);
     expect(seen).toEqual(["@acme/backend", "./local-backend.js"]);
@@ -60,7 +69,9 @@ describe("resolveEnvironment", () => {
   it("refuses an unknown backend name, listing the choices", async () => {
     const error = await rejection(resolveEnvironment("kubernetes", { importModule: importer({}) }));
     expect(error.code).toBe("UNKNOWN_BACKEND");
-    expect(error.message).toBe('Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)');
+    expect(error.message).toBe(
+      'Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)',
+    );
     expect(error.details).toEqual({ name: "kubernetes" });
   });
 
@@ -118,7 +129,9 @@ describe("loadBackend", () => {
     const odd = { createEnvironment: () => fakeEnvironment, environmentOptions: { image: "string" } };
     const error = await rejection(loadBackend("@acme/odd", { importModule: importer({ "@acme/odd": odd }) }));
     expect(error.code).toBe("UNKNOWN_BACKEND");
-    expect(error.message).toBe("@acme/odd exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)");
+    expect(error.message).toBe(
+      "@acme/odd exports environmentOptions, but not as an option declaration (defineOptions() from @codecall/core/backend-kit)",
+    );
   });
 
   it("checks the contract version of what createEnvironment returns", async () => {

@@ -3,7 +3,15 @@
  * and the host serves them by polling with `executeOneshot` — no host socket, no shared
  * filesystem, no long-lived exec. It works on every backend, so it comes last in `"auto"`.
  */
-import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import {
+  TRANSPORT_SPECIFICATION_VERSION,
+  CodecallError,
+  type Environment,
+  type GuestLanguage,
+  type RunContext,
+  type Transport,
+  type TransportSession,
+} from "@codecall/core";
 import { guestClientFor } from "@codecall/core/backend-kit";
 import { FileSession, type FileSessionOptions } from "./file-session.js";
 import pythonClient from "./guest/file_client.py?raw";

@@ -5,7 +5,15 @@
  * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
  * instead of a polling cycle.
  */
-import { TRANSPORT_SPECIFICATION_VERSION, CodecallError, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import {
+  TRANSPORT_SPECIFICATION_VERSION,
+  CodecallError,
+  type Environment,
+  type GuestLanguage,
+  type RunContext,
+  type Transport,
+  type TransportSession,
+} from "@codecall/core";
 import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
 import { guestClientFor, isCommandNotFound, missingInterpreterMessage, shellQuote, socketPathTooLong } from "@codecall/core/backend-kit";
 import relaySource from "./guest/relay.py?raw";
@@ -91,7 +99,8 @@ export class StreamTransport implements Transport {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new CodecallError("INVALID_OPTIONS", `${name} must be a positive number of ms, got ${String(value)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new CodecallError("INVALID_OPTIONS", `${name} must be a positive number of ms, got ${String(value)}`);
   return value;
 }
 

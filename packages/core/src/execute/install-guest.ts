@@ -37,7 +37,8 @@ export async function installGuest(guest: GuestFiles, preferred: Transport, open
   const { environment, runDir } = guest;
   const scriptPath = `${runDir}/script.py`;
   const modulePath = `${runDir}/${guest.moduleName}.py`;
-  const moduleFor = (transport: Transport) => generatePythonModule({ tools: guest.tools, clientSource: transport.guestClient("python"), moduleName: guest.moduleName });
+  const moduleFor = (transport: Transport) =>
+    generatePythonModule({ tools: guest.tools, clientSource: transport.guestClient("python"), moduleName: guest.moduleName });
   const preferredModule = moduleFor(preferred);
   const [opened, writing] = await Promise.allSettled([
     opening,

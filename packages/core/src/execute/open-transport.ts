@@ -19,10 +19,15 @@ export function supportingTransports(candidates: Transport | readonly Transport[
   const list = Array.isArray(candidates) ? (candidates as readonly Transport[]) : [candidates as Transport];
   assertRunPlugins(environment, list);
   const supporting = list.filter((transport) => transport.supports(environment));
-  log(() => `candidates for the ${environment.backendId} backend: ${list.map((transport) => describeCandidate(transport, supporting.includes(transport))).join(", ") || "(none)"}`);
+  log(
+    () =>
+      `candidates for the ${environment.backendId} backend: ${list.map((transport) => describeCandidate(transport, supporting.includes(transport))).join(", ") || "(none)"}`,
+  );
   if (supporting.length > 0) return supporting;
   const names = list.map((transport) => transport.id).join(", ") || "(none given)";
-  const why = list.map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`).join("; ");
+  const why = list
+    .map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`)
+    .join("; ");
   throw new CodecallError(
     "NO_SUPPORTED_TRANSPORT",
     `No transport supports the ${environment.backendId} backend (tried: ${names})${why ? `: ${why}` : ""}. ` +

@@ -38,7 +38,8 @@ export class OptionSet<D extends OptionSpecs = OptionSpecs> {
    */
   parse(raw: unknown): OptionValues<D> {
     if (raw === undefined || raw === null) raw = {};
-    if (typeof raw !== "object" || Array.isArray(raw)) throw new CodecallError("INVALID_OPTIONS", `The ${this.backend} backend's options must be an object`);
+    if (typeof raw !== "object" || Array.isArray(raw))
+      throw new CodecallError("INVALID_OPTIONS", `The ${this.backend} backend's options must be an object`);
     const input = raw as Record<string, unknown>;
     const unknown = Object.keys(input).filter((key) => !Object.hasOwn(this.specs, key) && input[key] !== undefined);
     if (unknown.length > 0) this.#refuseUnknown(unknown);
@@ -64,7 +65,10 @@ export class OptionSet<D extends OptionSpecs = OptionSpecs> {
    * Unknown names are refused here, naming the closest known one.
    */
   fromText(entries: Iterable<readonly [string, string]>): Record<string, unknown> {
-    return optionsFromText(this.specs, entries, { unknown: (names) => this.#refuseUnknown(names), fail: (name, problem) => this.fail(name, problem) });
+    return optionsFromText(this.specs, entries, {
+      unknown: (names) => this.#refuseUnknown(names),
+      fail: (name, problem) => this.fail(name, problem),
+    });
   }
 
   /** The options in declaration order, as help shows them (no value of a secret). */

@@ -35,7 +35,10 @@ export function describeOptions(specs: OptionSpecs): OptionDescription[] {
 
 /** Help text: a header, then one aligned line an option (name, type, default, description). */
 export function formatOptionHelp(options: readonly OptionDescription[]): string {
-  const rows = [["option", "type", "default", "description"], ...options.map((option) => [option.name, typeText(option), defaultText(option), option.description])];
+  const rows = [
+    ["option", "type", "default", "description"],
+    ...options.map((option) => [option.name, typeText(option), defaultText(option), option.description]),
+  ];
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => `  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join("  ")}`.trimEnd()).join("\n");
 }

@@ -21,7 +21,8 @@ export function optionsFromText(specs: OptionSpecs, entries: Iterable<readonly [
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (!spec) problems.unknown([name]);
     if (spec.type === "env" || spec.type === "map") {
-      const entries = dot < 0 ? jsonText(text, "{", () => problems.fail(name, `takes ${name}.KEY=VALUE pairs or a JSON object`)) : { [key.slice(dot + 1)]: text };
+      const entries =
+        dot < 0 ? jsonText(text, "{", () => problems.fail(name, `takes ${name}.KEY=VALUE pairs or a JSON object`)) : { [key.slice(dot + 1)]: text };
       out[name] = { ...(out[name] as object | undefined), ...(entries as object) };
       continue;
     }
@@ -51,4 +52,3 @@ function jsonText(text: string, opening: "[" | "{", refuse: () => never): unknow
   if (opening === "[" ? !Array.isArray(value) : typeof value !== "object" || value === null || Array.isArray(value)) refuse();
   return value;
 }
-

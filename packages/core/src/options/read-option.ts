@@ -72,7 +72,8 @@ function readMap(value: unknown, keys: string, fail: ReportProblem, checkName?: 
   for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
     checkName?.(name);
     if (entry === undefined) continue;
-    if (typeof entry !== "string" && typeof entry !== "number" && typeof entry !== "boolean") fail(`has a non-string value for ${JSON.stringify(name)}`);
+    if (typeof entry !== "string" && typeof entry !== "number" && typeof entry !== "boolean")
+      fail(`has a non-string value for ${JSON.stringify(name)}`);
     out[name] = String(entry);
   }
   return out;

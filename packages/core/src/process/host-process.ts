@@ -48,10 +48,14 @@ export interface StartHostProcessOptions {
  */
 export async function startHostProcess(child: SpawnedChild, stdio: HostStdio, options: StartHostProcessOptions): Promise<HostProcess> {
   // Listening before the child can exit: the exit must not be missed.
-  const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve(processExit(code, signal, options.host.signalNumbers))));
+  const exited = new Promise<ProcessExit>((resolve) =>
+    child.once("exit", (code, signal) => resolve(processExit(code, signal, options.host.signalNumbers))),
+  );
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
-    child.once("error", (error) => reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${options.file}: ${error.message}`, { cause: error })));
+    child.once("error", (error) =>
+      reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${options.file}: ${error.message}`, { cause: error })),
+    );
   });
   return new HostProcess(child.pid!, stdio, exited, options.tag, options.host);
 }

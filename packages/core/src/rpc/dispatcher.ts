@@ -139,7 +139,7 @@ export class RpcDispatcher {
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
     if (typeof name !== "string" || name === "") {
-      return refuse(rpcError(id, RpcErrorCode.InvalidParams, 'tools/call needs params.name, the tool name'));
+      return refuse(rpcError(id, RpcErrorCode.InvalidParams, "tools/call needs params.name, the tool name"));
     }
     const tool = this.#tools.get(name);
     if (!tool) return refuse(rpcError(id, RpcErrorCode.ToolNotAvailable, this.#notAvailableMessage(name)));
@@ -157,11 +157,7 @@ export class RpcDispatcher {
     }
     if (this.#toolCallsMade >= this.#maxToolCalls) {
       return refuse(
-        rpcError(
-          id,
-          RpcErrorCode.ToolCallLimit,
-          `Tool call limit reached (${this.#maxToolCalls}). No more tool calls allowed in this execution.`,
-        ),
+        rpcError(id, RpcErrorCode.ToolCallLimit, `Tool call limit reached (${this.#maxToolCalls}). No more tool calls allowed in this execution.`),
       );
     }
     this.#toolCallsMade += 1;
@@ -300,11 +296,7 @@ export class RpcConnection {
   /** The response to a frame that exceeded the size limit (its id recovered when possible). */
   rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number): string {
     return refuse(
-      rpcError(
-        sniffRequestId(prefix),
-        RpcErrorCode.FrameTooLarge,
-        `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`,
-      ),
+      rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`),
     );
   }
 
@@ -314,7 +306,11 @@ export class RpcConnection {
     this.#authenticated = false;
     if (params.protocol !== PROTOCOL_VERSION) {
       return refuse(
-        rpcError(request.id, RpcErrorCode.UnsupportedProtocol, `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`),
+        rpcError(
+          request.id,
+          RpcErrorCode.UnsupportedProtocol,
+          `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`,
+        ),
       );
     }
     if (!this.#dispatcher.checkToken(params.token)) {
@@ -330,7 +326,10 @@ const frame = encodeFrame;
 
 /** The answer to a frame refused before any tool ran, logged by its error code: messages may quote argument values. */
 function refuse(response: RpcFailure): string {
-  log(() => `refused ${response.id === null ? "a frame without a usable id" : `request ${JSON.stringify(response.id)}`}: ${errorName(response.error.code)}`);
+  log(
+    () =>
+      `refused ${response.id === null ? "a frame without a usable id" : `request ${JSON.stringify(response.id)}`}: ${errorName(response.error.code)}`,
+  );
   return frame(response);
 }
 

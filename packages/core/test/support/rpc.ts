@@ -7,7 +7,11 @@ import type { ToolDefinition } from "../../src/tool.js";
 export const TOKEN = "a".repeat(64);
 
 /** Tools in these tests never touch their environment; it only has to be passed through. */
-export const fakeEnvironment = { specificationVersion: "v1", backendId: "fake", capabilities: { hostSockets: false, streamingStdio: false } } as unknown as Environment;
+export const fakeEnvironment = {
+  specificationVersion: "v1",
+  backendId: "fake",
+  capabilities: { hostSockets: false, streamingStdio: false },
+} as unknown as Environment;
 
 export function frame(id: number | string, method: string, params?: unknown): string {
   return JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });

@@ -61,7 +61,11 @@ it("logs every namespace without printing a secret or the run token", async () =
   const text = lines.join("\n");
   expect(text).not.toContain(SECRET);
   expect(text).not.toContain(token);
-  const line = (pattern: RegExp) => expect(lines.some((entry) => pattern.test(entry)), `no line matches ${pattern}\n${text}`).toBe(true);
+  const line = (pattern: RegExp) =>
+    expect(
+      lines.some((entry) => pattern.test(entry)),
+      `no line matches ${pattern}\n${text}`,
+    ).toBe(true);
   line(/^codecall:transport \+\d+ms candidates for the local backend: broken \(supported\), uds \(supported\)$/);
   line(/^codecall:transport \+\d+ms broken failed to open: no relay today; falling back to uds$/);
   line(/^codecall:transport \+\d+ms using uds \(opened in \d+ ms\)$/);
