@@ -54,6 +54,7 @@ export { constantTimeEqual } from "./rpc/constant-time.js";
 
 export { PYTHON_SOCKET_CLIENT } from "./guest/socket-client.js";
 export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, type PythonModuleOptions } from "./guest/python-stub.js";
+export { pythonGuestFiles, type GuestFile, type PythonGuestOptions } from "./guest/python-guest.js";
 export { assertToolName, isPythonIdentifier, TOOL_NAME_RULE } from "./guest/python-names.js";
 export { checkToolSet } from "./tool-set.js";
 

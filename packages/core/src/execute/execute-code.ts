@@ -8,7 +8,9 @@ import type { Environment } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { launchScriptCommand } from "../guest/launcher.js";
 import { assertModuleName } from "../guest/python-names.js";
-import { DEFAULT_MODULE_NAME, generatePythonModule } from "../guest/python-stub.js";
+import { storedZip } from "../files/stored-zip.js";
+import { pythonGuestFiles } from "../guest/python-guest.js";
+import { DEFAULT_MODULE_NAME } from "../guest/python-stub.js";
 import { newRunId, newRunToken } from "../ids.js";
 import { RpcDispatcher, type ToolCallEvent } from "../rpc/dispatcher.js";
 import type { ToolDefinition } from "../tool.js";
@@ -97,35 +99,31 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       runId,
       ...(options.onToolCall ? { onToolCall: options.onToolCall } : {}),
     });
-    // The files are written while the transport starts (on remote backends both cost round trips),
-    // the module with the preferred transport's client; a fallback transport rewrites it. The
-    // module is generated before anything starts, so a failure there leaves nothing to clean.
+    // The run's files (the script and the guest modules, with the preferred transport's client)
+    // go into the run dir as one archive, one write, while the transport starts (on remote
+    // backends both cost round trips); the launcher unpacks it. A fallback transport rewrites it.
+    // The archive is built before anything starts, so a failure there leaves nothing to clean.
     const scriptPath = `${runDir}/script.py`;
-    const modulePath = `${runDir}/${moduleName}.py`;
-    const moduleFor = (transport: Transport) => generatePythonModule({ tools, clientSource: transport.guestClient("python"), moduleName });
+    const archivePath = `${runDir}/run.zip`;
+    const archiveFor = (transport: Transport) =>
+      storedZip([...pythonGuestFiles({ tools, clientSource: transport.guestClient("python"), moduleName }), { name: "script.py", data: options.code }]);
     const preferred = candidates[0]!;
-    const preferredModule = moduleFor(preferred);
+    const preferredArchive = archiveFor(preferred);
     opening = openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter });
-    const [opened, writing] = await Promise.allSettled([
-      opening,
-      Promise.all([
-        environment.writeFile(modulePath, preferredModule, { mode: 0o600 }),
-        environment.writeFile(scriptPath, options.code, { mode: 0o600 }),
-      ]),
-    ]);
+    const [opened, writing] = await Promise.allSettled([opening, environment.writeFile(archivePath, preferredArchive, { mode: 0o600 })]);
     if (opened.status === "rejected") throw opened.reason;
     if (writing.status === "rejected") throw writing.reason;
     const { transport, session, skipped } = opened.value;
     identity.transport = transport.id;
     transportsSkipped = skipped;
-    if (transport !== preferred) await environment.writeFile(modulePath, moduleFor(transport), { mode: 0o600 });
+    if (transport !== preferred) await environment.writeFile(archivePath, archiveFor(transport), { mode: 0o600 });
 
     const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
     const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
     const pythonPath = scrubbed.env.PYTHONPATH ? `${runDir}:${scrubbed.env.PYTHONPATH}` : runDir;
     const run = await superviseScript({
       environment,
-      command: launchScriptCommand(interpreter, scriptPath),
+      command: launchScriptCommand(interpreter, scriptPath, archivePath),
       env: {
         ...scrubbed.env,
         ...session.guestEnv,
