@@ -39,7 +39,11 @@ environment = await createEnvironment({ image });
 const container = environment.containerId;
 await timeRepeated(5, () => environment.execute("true"));
 report("docker: execute('true') (exec through codecall's wrapper)", await timeRepeated(30, () => environment.execute("true")), "ms");
-report("docker: execute('true') with timeoutMs (adds the pidfile)", await timeRepeated(30, () => environment.execute("true", { timeoutMs: 10_000 })), "ms");
+report(
+  "docker: execute('true') with timeoutMs (adds the pidfile)",
+  await timeRepeated(30, () => environment.execute("true", { timeoutMs: 10_000 })),
+  "ms",
+);
 
 // Baseline: the engine's own cost of one exec (create, start, stream to its end, inspect).
 const bare = new Docker().getContainer(container);
@@ -56,9 +60,16 @@ report(
 );
 
 // The same tool-call work over each transport: polling files, and the relay's long-lived exec.
-for (const [name, transport] of [["file", createFileTransport()], ["stream", createStreamTransport()]]) {
+for (const [name, transport] of [
+  ["file", createFileTransport()],
+  ["stream", createStreamTransport()],
+]) {
   report(`docker+${name}: no-op tool call round trip (sequential)`, await noopRoundTrips({ environment, transport, calls: 100, warmup: 10 }), "µs");
-  report(`docker+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");
+  report(
+    `docker+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`,
+    await concurrentSleepWall({ environment, transport, runs: 3 }),
+    "ms",
+  );
   report(`docker+${name}: executeCode(print) end to end`, await printRunTimes({ environment, transport, runs: 5 }), "ms");
 }
 

@@ -20,7 +20,9 @@ const transport = createTransport();
 const before = oneshots;
 report("local+file: no-op tool call round trip (sequential)", await noopRoundTrips({ environment, transport, calls: CALLS, warmup: 30 }), "µs");
 const perCall = (oneshots - before) / (CALLS + 30);
-console.log(`${"local+file: executeOneshot calls per sequential tool call".padEnd(58)} ${perCall.toFixed(2)}   (${oneshots - before} for ${CALLS + 30} calls, setup and idle polls included)`);
+console.log(
+  `${"local+file: executeOneshot calls per sequential tool call".padEnd(58)} ${perCall.toFixed(2)}   (${oneshots - before} for ${CALLS + 30} calls, setup and idle polls included)`,
+);
 
 const polls = [];
 let runStart = oneshots;
@@ -34,6 +36,8 @@ const wall = await concurrentSleepWall({
 });
 report("local+file: 10 concurrent terminal('sleep 0.3') calls, wall time", wall, "ms");
 const { median, min, max } = stats(polls);
-console.log(`${"local+file: executeOneshot calls for that whole run".padEnd(58)} median ${String(median).padStart(6)}   (min ${min}, max ${max}, n=${polls.length})`);
+console.log(
+  `${"local+file: executeOneshot calls for that whole run".padEnd(58)} median ${String(median).padStart(6)}   (min ${min}, max ${max}, n=${polls.length})`,
+);
 
 await environment.close();

@@ -34,7 +34,11 @@ for (let index = 0; index < 20; index += 1) {
 }
 report(`bare ${python} -c print`, bare, "ms");
 report("executeCode(print) on local+uds, same interpreter", full, "ms");
-report("  overhead of executeCode over bare python", full.map((value, index) => value - bare[index]), "ms");
+report(
+  "  overhead of executeCode over bare python",
+  full.map((value, index) => value - bare[index]),
+  "ms",
+);
 
 // Baseline: the cost of a socket round trip between Python and Node with no protocol at all.
 const dir = await mkdtemp(path.join(tmpdir(), "codecall-bench-"));

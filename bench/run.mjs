@@ -20,7 +20,8 @@ for (const bench of benches) {
   if (only.length > 0 && !only.some((name) => bench.file.startsWith(name))) continue;
   const path = fileURLToPath(new URL(bench.file, import.meta.url));
   const runs = [{ label: "unpinned", command: process.execPath, args: [path] }];
-  if (bench.pinnable && hasTaskset) runs.push({ label: "pinned to CPU 0 (taskset -c 0)", command: "taskset", args: ["-c", "0", process.execPath, path] });
+  if (bench.pinnable && hasTaskset)
+    runs.push({ label: "pinned to CPU 0 (taskset -c 0)", command: "taskset", args: ["-c", "0", process.execPath, path] });
   for (const run of runs) {
     console.log(`\n## ${bench.file} — ${run.label}`);
     const result = spawnSync(run.command, run.args, { stdio: ["ignore", "inherit", "pipe"], encoding: "utf8" });

@@ -11,7 +11,9 @@ const skip = (reason) => {
 };
 
 const [ssh, file, stream] = await Promise.all(
-  ["@codecall/backend-ssh", "@codecall/transport-file", "@codecall/transport-stream"].map((name) => import(name).catch(() => skip(`${name} is not installed for bench/`))),
+  ["@codecall/backend-ssh", "@codecall/transport-file", "@codecall/transport-stream"].map((name) =>
+    import(name).catch(() => skip(`${name} is not installed for bench/`)),
+  ),
 );
 
 /** Same sources as the integration tests: CODECALL_SSH_* variables, else the provisioning script's env file. */
@@ -51,13 +53,16 @@ const environment = await ssh.createEnvironment(options);
 await environment.execute("true");
 report('ssh: no-op execute("true") on the open connection', await timeRepeated(50, () => environment.execute("true")), "ms");
 report(
-  "ssh: 20 concurrent executeOneshot(\"true\"), wall time",
+  'ssh: 20 concurrent executeOneshot("true"), wall time',
   await timeRepeated(10, () => Promise.all(Array.from({ length: 20 }, () => environment.executeOneshot("true")))),
   "ms",
 );
 
 // The same tool-call work over each transport: polling files, and the relay's long-lived channel.
-for (const [name, transport] of [["file", file.createTransport()], ["stream", stream.createTransport()]]) {
+for (const [name, transport] of [
+  ["file", file.createTransport()],
+  ["stream", stream.createTransport()],
+]) {
   const roundTrips = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20 });
   report(`ssh+${name}: no-op tool call round trip (sequential)`, roundTrips, "µs");
   report(`ssh+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");

@@ -63,7 +63,9 @@ try {
   console.log("--- what the script printed (all the model sees) ---");
   process.stdout.write(result.output);
   console.log("--- result ---");
-  console.log(`status=${result.status} toolCalls=${result.toolCallsMade} duration=${result.durationSeconds}s backend=${result.backend} transport=${result.transport}`);
+  console.log(
+    `status=${result.status} toolCalls=${result.toolCallsMade} duration=${result.durationSeconds}s backend=${result.backend} transport=${result.transport}`,
+  );
   if (result.status !== "success") process.exitCode = 1;
 } finally {
   await environment.close();

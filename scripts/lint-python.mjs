@@ -22,7 +22,8 @@ function check(args, cwd) {
 check([], root);
 const generated = mkdtempSync(join(tmpdir(), "codecall-pyright-"));
 try {
-  for (const file of pythonGuestFiles({ tools: builtinTools, clientSource: PYTHON_SOCKET_CLIENT })) writeFileSync(join(generated, file.name), file.data);
+  for (const file of pythonGuestFiles({ tools: builtinTools, clientSource: PYTHON_SOCKET_CLIENT }))
+    writeFileSync(join(generated, file.name), file.data);
   writeFileSync(join(generated, "pyrightconfig.json"), JSON.stringify({ pythonVersion: "3.8", typeCheckingMode: "basic" }));
   check([], generated);
 } finally {

@@ -12,9 +12,7 @@ function installedPnpmIsUsable() {
 }
 
 const args = process.argv.slice(2);
-const [command, commandArgs] = installedPnpmIsUsable()
-  ? ["pnpm", args]
-  : ["npx", ["--yes", PINNED, ...args]];
+const [command, commandArgs] = installedPnpmIsUsable() ? ["pnpm", args] : ["npx", ["--yes", PINNED, ...args]];
 const result = spawnSync(command, commandArgs, { stdio: "inherit", env });
 if (result.error) {
   console.error(`could not run ${command}: ${result.error.message}`);

@@ -47,7 +47,12 @@ afterAll(async () => {
 
 describe("createCodeTool end to end", () => {
   it("tells the model what it can import and runs the model's script with those tools", async () => {
-    const tool = createCodeTool({ environment, transport: createTransport(), tools: [...builtinTools, lookup], allowedTools: ["lookup", "write_file"] });
+    const tool = createCodeTool({
+      environment,
+      transport: createTransport(),
+      tools: [...builtinTools, lookup],
+      allowedTools: ["lookup", "write_file"],
+    });
     expect(tool.description).toContain("lookup(key: str)");
     expect(tool.description).not.toContain("terminal(");
 
@@ -76,7 +81,10 @@ describe("createCodeTool end to end", () => {
   it("interrupts the script and cancels the in-flight tool when the platform's signal aborts", async () => {
     const tool = createCodeTool({ environment: () => environment, transport: createTransport(), tools: [stall] });
     const controller = new AbortController();
-    const running = tool.execute({ code: "from codecall import stall\nprint('calling', flush=True)\nstall()\nprint('never')\n" }, { signal: controller.signal });
+    const running = tool.execute(
+      { code: "from codecall import stall\nprint('calling', flush=True)\nstall()\nprint('never')\n" },
+      { signal: controller.signal },
+    );
     await expect.poll(() => stalled.started, { timeout: 10_000 }).toBe(1);
     controller.abort();
     const result = await running;

@@ -23,7 +23,11 @@ describe("demo", () => {
   }, 70_000);
 
   it("runs under Deno", () => {
-    const run = spawnSync(deno, ["run", "--allow-all", demo], { encoding: "utf8", timeout: 60_000, env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" } });
+    const run = spawnSync(deno, ["run", "--allow-all", demo], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" },
+    });
     expectDemoOutput(run);
   }, 70_000);
 });

@@ -86,14 +86,21 @@ export class ContainerSession implements ExecTarget {
     } catch (error) {
       // Already gone (removed from outside, or by an earlier close): nothing left to release.
       if (statusCode(error) === 404 || /already in progress/.test(errorMessage(error))) return;
-      throw new CodecallError("ENVIRONMENT_FAILED", `Could not remove container ${this.#name}: ${engineFailure(error, this.#options.engineTimeoutMs)}. Remove it with \`docker rm -f ${this.#name}\` or cleanupStaleContainers().`, { cause: error });
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `Could not remove container ${this.#name}: ${engineFailure(error, this.#options.engineTimeoutMs)}. Remove it with \`docker rm -f ${this.#name}\` or cleanupStaleContainers().`,
+        { cause: error },
+      );
     }
   }
 
   async goneReason(): Promise<string | undefined> {
     const container = this.#container;
     if (!container) return undefined;
-    const probe = await probeExec(container, ["sh", "-c", "exit 0"], this.#options.engineTimeoutMs).catch((error: unknown) => ({ exitCode: -1, output: errorMessage(error) }));
+    const probe = await probeExec(container, ["sh", "-c", "exit 0"], this.#options.engineTimeoutMs).catch((error: unknown) => ({
+      exitCode: -1,
+      output: errorMessage(error),
+    }));
     if (probe.exitCode === 0) return undefined;
     // The container can run nothing more. Its state says why, once the engine has caught up.
     const deadline = Date.now() + STATE_SETTLE_MS;
@@ -130,14 +137,23 @@ export class ContainerSession implements ExecTarget {
 
   /** A new container that is already gone again: its keep-alive `sh` could not run. */
   async #exitedAtStart(container: Docker.Container): Promise<CodecallError | undefined> {
-    const state = await container.inspect({ abortSignal: this.#deadline() }).then((info) => info.State, () => undefined);
+    const state = await container.inspect({ abortSignal: this.#deadline() }).then(
+      (info) => info.State,
+      () => undefined,
+    );
     if (!state || state.Running) return undefined;
     const image = this.#options.image;
     // 127: docker-init could not exec the keep-alive (the shell's "command not found" too).
     if (state.ExitCode === 127) {
-      return new CodecallError("ENVIRONMENT_FAILED", `Image ${image} has no POSIX shell (sh): codecall runs every command through sh, so it needs an image with sh and coreutils.`);
+      return new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `Image ${image} has no POSIX shell (sh): codecall runs every command through sh, so it needs an image with sh and coreutils.`,
+      );
     }
-    return new CodecallError("ENVIRONMENT_FAILED", `The container from image ${image} exited right after it started (exit code ${state.ExitCode}${state.Error ? `: ${state.Error}` : ""}).`);
+    return new CodecallError(
+      "ENVIRONMENT_FAILED",
+      `The container from image ${image} exited right after it started (exit code ${state.ExitCode}${state.Error ? `: ${state.Error}` : ""}).`,
+    );
   }
 
   async #create(): Promise<Docker.Container> {
@@ -177,13 +193,18 @@ export class ContainerSession implements ExecTarget {
       info = await container.inspect({ abortSignal: this.#deadline() });
     } catch (error) {
       if (statusCode(error) === 404) {
-        throw new CodecallError("ENVIRONMENT_FAILED", `No container ${reference} on the Docker engine at ${describeEngine(this.#options)}`, { cause: error });
+        throw new CodecallError("ENVIRONMENT_FAILED", `No container ${reference} on the Docker engine at ${describeEngine(this.#options)}`, {
+          cause: error,
+        });
       }
       throw this.#engineError(`inspect container ${reference}`, error);
     }
     this.#name = info.Name.replace(/^\//, "");
     if (!info.State.Running) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `Container ${this.#name} is not running (${info.State.Status}): start it (docker start ${this.#name}) or let codecall create one with the image option.`);
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `Container ${this.#name} is not running (${info.State.Status}): start it (docker start ${this.#name}) or let codecall create one with the image option.`,
+      );
     }
     return container;
   }
@@ -191,9 +212,14 @@ export class ContainerSession implements ExecTarget {
   async #pull(image: string): Promise<void> {
     try {
       const progress = await this.#docker.pull(image);
-      await new Promise<void>((resolve, reject) => this.#docker.modem.followProgress(progress, (error: unknown) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        this.#docker.modem.followProgress(progress, (error: unknown) => (error ? reject(error) : resolve())),
+      );
     } catch (error) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `Could not pull Docker image ${image}: ${errorMessage(error)}`, { cause: error, details: { image } });
+      throw new CodecallError("ENVIRONMENT_FAILED", `Could not pull Docker image ${image}: ${errorMessage(error)}`, {
+        cause: error,
+        details: { image },
+      });
     }
   }
 
@@ -204,7 +230,10 @@ export class ContainerSession implements ExecTarget {
     });
     const where = this.#options.image ? `Image ${this.#options.image}` : `Container ${this.#name}`;
     if (probe.exitCode !== 0) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `${where} cannot run sh (exit code ${probe.exitCode}: ${probe.output.trim()}): codecall runs every command through a POSIX sh.`);
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `${where} cannot run sh (exit code ${probe.exitCode}: ${probe.output.trim()}): codecall runs every command through a POSIX sh.`,
+      );
     }
     const missing = probe.output.trim();
     if (missing !== "") {
@@ -225,7 +254,9 @@ export class ContainerSession implements ExecTarget {
   }
 
   #engineError(action: string, error: unknown): CodecallError {
-    return new CodecallError("ENVIRONMENT_FAILED", `Docker could not ${action}: ${engineFailure(error, this.#options.engineTimeoutMs)}`, { cause: error });
+    return new CodecallError("ENVIRONMENT_FAILED", `Docker could not ${action}: ${engineFailure(error, this.#options.engineTimeoutMs)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -32,7 +32,10 @@ export function parseDockerHost(address: string): Docker.DockerOptions {
     case "ssh:":
       return { protocol: "ssh", host: url.hostname, port: url.port || "22", ...(url.username ? { username: url.username } : {}) };
     default:
-      throw new CodecallError("INVALID_OPTIONS", `docker option host: unsupported address ${JSON.stringify(address)} (use unix://, tcp:// or ssh://)`);
+      throw new CodecallError(
+        "INVALID_OPTIONS",
+        `docker option host: unsupported address ${JSON.stringify(address)} (use unix://, tcp:// or ssh://)`,
+      );
   }
 }
 

@@ -37,11 +37,23 @@ export async function startDockerExec(target: ExecTarget, argv: string[]): Promi
   const deadline = new AbortController();
   const timer = setLongTimeout(() => deadline.abort(), target.engineTimeoutMs);
   try {
-    exec = await target.container.exec({ Cmd: argv, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, ...target.execDefaults, abortSignal: deadline.signal });
+    exec = await target.container.exec({
+      Cmd: argv,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      ...target.execDefaults,
+      abortSignal: deadline.signal,
+    });
     socket = await exec.start({ hijack: true, stdin: true, abortSignal: deadline.signal });
   } catch (error) {
     if (deadline.signal.aborted) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `The Docker engine did not start the command within ${target.engineTimeoutMs} ms: is dockerd overloaded or hung?`, { cause: error });
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `The Docker engine did not start the command within ${target.engineTimeoutMs} ms: is dockerd overloaded or hung?`,
+        { cause: error },
+      );
     }
     throw await lostContainer(target, error);
   } finally {

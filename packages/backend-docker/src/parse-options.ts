@@ -50,7 +50,10 @@ export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
   const input = raw as Record<string, unknown>;
   const unknown = Object.keys(input).filter((key) => !KNOWN_OPTIONS.has(key));
   if (unknown.length > 0) {
-    throw new CodecallError("INVALID_OPTIONS", `Unknown docker option ${unknown.map((key) => JSON.stringify(key)).join(", ")}. Known: ${[...KNOWN_OPTIONS].join(", ")}`);
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      `Unknown docker option ${unknown.map((key) => JSON.stringify(key)).join(", ")}. Known: ${[...KNOWN_OPTIONS].join(", ")}`,
+    );
   }
 
   const parsed: ParsedDockerOptions = {
@@ -88,10 +91,16 @@ export function parseDockerOptions(raw: unknown): ParsedDockerOptions {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) fail("env", `has an invalid variable name ${JSON.stringify(key)}`);
   }
   if (parsed.image === undefined && parsed.container === undefined) {
-    throw new CodecallError("INVALID_OPTIONS", "The docker backend needs an image to create a container from (image: \"python:3.12-slim\", or -o image=...) or an existing container (container: \"name\")");
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      'The docker backend needs an image to create a container from (image: "python:3.12-slim", or -o image=...) or an existing container (container: "name")',
+    );
   }
   if (parsed.image !== undefined && parsed.container !== undefined) {
-    throw new CodecallError("INVALID_OPTIONS", "Give the docker backend either image (create a container) or container (use a running one), not both");
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      "Give the docker backend either image (create a container) or container (use a running one), not both",
+    );
   }
   return parsed;
 }
@@ -104,7 +113,8 @@ export function parseMemory(value: unknown): number {
   const match = /^(\d+(?:\.\d+)?)\s*([bkmgt]?)i?b?$/i.exec(text);
   const bytes = match ? Math.floor(Number(match[1]) * MEMORY_UNITS[match[2]!.toLowerCase()]!) : NaN;
   // The engine refuses less than 6 MiB; say so here, with the option's name.
-  if (!Number.isSafeInteger(bytes) || bytes < 6 * 1024 ** 2) fail("memory", `must be at least 6m (bytes, or a number with b/k/m/g), got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(bytes) || bytes < 6 * 1024 ** 2)
+    fail("memory", `must be at least 6m (bytes, or a number with b/k/m/g), got ${JSON.stringify(value)}`);
   return bytes;
 }
 
@@ -136,7 +146,8 @@ function optionalStringRecord(input: Record<string, unknown>, key: string): Reco
   if (typeof value !== "object" || value === null || Array.isArray(value)) fail(key, "must be an object of strings");
   const out: Record<string, string> = {};
   for (const [name, entry] of Object.entries(value)) {
-    if (typeof entry !== "string" && typeof entry !== "number" && typeof entry !== "boolean") fail(key, `has a non-string value for ${JSON.stringify(name)}`);
+    if (typeof entry !== "string" && typeof entry !== "number" && typeof entry !== "boolean")
+      fail(key, `has a non-string value for ${JSON.stringify(name)}`);
     out[name] = String(entry);
   }
   return out;

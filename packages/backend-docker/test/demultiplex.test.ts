@@ -24,7 +24,12 @@ describe("demultiplex", () => {
   it("splits interleaved frames, also when chunks cut through headers and payloads, and ends both outputs", async () => {
     const socket = new PassThrough();
     const { stdout, stderr } = demultiplex(socket, modem);
-    const wire = Buffer.concat([frame(1, Buffer.from("out-1 ")), frame(2, Buffer.from("err-1 ")), frame(1, Buffer.from("out-2")), frame(2, Buffer.from("err-2"))]);
+    const wire = Buffer.concat([
+      frame(1, Buffer.from("out-1 ")),
+      frame(2, Buffer.from("err-1 ")),
+      frame(1, Buffer.from("out-2")),
+      frame(2, Buffer.from("err-2")),
+    ]);
     for (let offset = 0; offset < wire.length; offset += 5) socket.write(wire.subarray(offset, offset + 5));
     socket.end();
     expect(await Promise.all([readAll(stdout), readAll(stderr)])).toEqual(["out-1 out-2", "err-1 err-2"]);

@@ -18,9 +18,13 @@ describe("parseDockerHost", () => {
 
 describe("an engine that is not there", () => {
   it("fails at once with a message that says what to do", async () => {
-    const error = await createEnvironment({ image: "python:3.12", socketPath: "/nonexistent/codecall/docker.sock" }).catch((caught: unknown) => caught);
+    const error = await createEnvironment({ image: "python:3.12", socketPath: "/nonexistent/codecall/docker.sock" }).catch(
+      (caught: unknown) => caught,
+    );
     expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);
-    expect((error as Error).message).toMatch(/^Cannot reach the Docker engine at \/nonexistent\/codecall\/docker\.sock \(.*ENOENT.*\): is dockerd running\? Set DOCKER_HOST/);
+    expect((error as Error).message).toMatch(
+      /^Cannot reach the Docker engine at \/nonexistent\/codecall\/docker\.sock \(.*ENOENT.*\): is dockerd running\? Set DOCKER_HOST/,
+    );
   });
 
   it("gives an error result, not a hang, when the first command needs the engine", async () => {

@@ -86,7 +86,9 @@ export class LocalEnvironment implements Environment {
     });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
-      child.once("error", (error) => reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${this.#shell}: ${error.message}`, { cause: error })));
+      child.once("error", (error) =>
+        reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${this.#shell}: ${error.message}`, { cause: error })),
+      );
     });
     const process = new LocalProcess(child, tag);
     this.#track(process, options);

@@ -28,7 +28,10 @@ export async function findTree(rootPid: number | undefined, tag: string): Promis
       .filter((entry) => /^\d+$/.test(entry))
       .map(async (entry) => {
         const pid = Number(entry);
-        const [parent, environ] = await Promise.all([rootPid === undefined ? undefined : parentPid(pid), readFile(`/proc/${pid}/environ`, "latin1").catch(() => "")]);
+        const [parent, environ] = await Promise.all([
+          rootPid === undefined ? undefined : parentPid(pid),
+          readFile(`/proc/${pid}/environ`, "latin1").catch(() => ""),
+        ]);
         if (pid !== rootPid && (environ.startsWith(marker) || environ.includes(`\0${marker}`))) tagged.push(pid);
         if (parent === undefined) return;
         const siblings = childrenOf.get(parent);

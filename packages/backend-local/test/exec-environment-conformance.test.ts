@@ -20,7 +20,9 @@ const startLocalExec: StartExec = async ({ argv }) => {
     stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     stdout: Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
     stderr: Readable.toWeb(child.stderr) as unknown as ReadableStream<Uint8Array>,
-    exit: new Promise((resolve) => child.once("close", (code, signal) => resolve(signal ? { exitCode: 128 + constants.signals[signal], signal } : { exitCode: code ?? 1 }))),
+    exit: new Promise((resolve) =>
+      child.once("close", (code, signal) => resolve(signal ? { exitCode: 128 + constants.signals[signal], signal } : { exitCode: code ?? 1 })),
+    ),
     close: () => {
       child.stdout.destroy();
       child.stderr.destroy();

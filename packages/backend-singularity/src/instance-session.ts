@@ -91,14 +91,20 @@ export class InstanceSession {
     if (this.#owned && !this.#started) {
       const args = ["instance", "start", ...this.#startFlags(), options.image!, this.name];
       const started = await this.#host.execute(commandLine(binary, args), { timeoutMs: options.startTimeoutMs });
-      if (started.timedOut) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start took over ${options.startTimeoutMs / 1000} s (image ${options.image}); raise startTimeoutMs if the image is still being pulled`);
-      if (started.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start failed (exit ${started.exitCode}): ${lastLines(started.stderr)}`);
+      if (started.timedOut)
+        throw new CodecallError(
+          "ENVIRONMENT_FAILED",
+          `${binary} instance start took over ${options.startTimeoutMs / 1000} s (image ${options.image}); raise startTimeoutMs if the image is still being pulled`,
+        );
+      if (started.exitCode !== 0)
+        throw new CodecallError("ENVIRONMENT_FAILED", `${binary} instance start failed (exit ${started.exitCode}): ${lastLines(started.stderr)}`);
       this.#started = true;
     }
     const probe = await this.#host.execute(this.#execLine(binary, ["sh", "-c", "echo codecall-ready"]), { timeoutMs: CONTROL_TIMEOUT_MS });
     if (probe.stdout.trim() !== "codecall-ready") {
       const why = lastLines(probe.stderr) || `exit ${probe.exitCode}`;
-      if (this.#started) await this.#host.execute(commandLine(binary, ["instance", "stop", this.name]), { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => {});
+      if (this.#started)
+        await this.#host.execute(commandLine(binary, ["instance", "stop", this.name]), { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => {});
       this.#started = false;
       throw new CodecallError("ENVIRONMENT_FAILED", `The instance ${this.name} cannot run commands (it needs sh): ${why}`);
     }

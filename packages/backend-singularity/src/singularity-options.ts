@@ -54,8 +54,19 @@ export interface ParsedSingularityOptions {
 }
 
 const KNOWN: readonly (keyof SingularityEnvironmentOptions)[] = [
-  "image", "instance", "name", "binary", "binds", "containAll", "writableTmpfs", "fakeroot",
-  "startArgs", "workdir", "env", "startTimeoutMs", "tempRoot",
+  "image",
+  "instance",
+  "name",
+  "binary",
+  "binds",
+  "containAll",
+  "writableTmpfs",
+  "fakeroot",
+  "startArgs",
+  "workdir",
+  "env",
+  "startTimeoutMs",
+  "tempRoot",
 ];
 /** What Apptainer accepts as an instance name. */
 const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;

@@ -17,7 +17,10 @@ process.env.FAKE_APPTAINER_STATE = fakeState;
 /** Every CLI call so far, as argv lists. */
 export function cliCalls(): string[][] {
   const text = readFileSync(path.join(fakeState, "calls.jsonl"), "utf8");
-  return text.trim().split("\n").map((line) => (JSON.parse(line) as { argv: string[] }).argv);
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
 }
 
 /** The calls that concern one instance. */

@@ -49,7 +49,7 @@ export class ChannelLimiter {
 
   #serve(): void {
     // A control waiter may pass regular ones queued before it: that is what the reserve is for.
-    for (let index = 0; index < this.#queue.length; ) {
+    for (let index = 0; index < this.#queue.length;) {
       const waiter = this.#queue[index]!;
       if (!this.#fits(waiter.control)) {
         index += 1;

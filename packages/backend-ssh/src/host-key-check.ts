@@ -10,10 +10,7 @@ import { CodecallError } from "@codecall/core";
 import { findKnownHostKeys, knownHostsName, type KnownHostKey } from "./known-hosts.js";
 
 /** How to decide whether a host key is the right one. */
-export type HostKeyPolicy =
-  | { kind: "known-hosts"; path: string }
-  | { kind: "fingerprint"; fingerprint: string }
-  | { kind: "insecure" };
+export type HostKeyPolicy = { kind: "known-hosts"; path: string } | { kind: "fingerprint"; fingerprint: string } | { kind: "insecure" };
 
 /** A verdict source for one connection attempt. */
 export interface HostKeyCheck {
@@ -46,7 +43,10 @@ export function fingerprintOf(key: Buffer): string {
 export function parseFingerprint(value: string): string {
   const match = /^SHA256:([A-Za-z0-9+/]{43})=?$/.exec(value.trim());
   if (!match) {
-    throw new CodecallError("INVALID_OPTIONS", `ssh: hostKeyFingerprint must look like SHA256:<43 base64 characters>, as \`ssh-keygen -lf <key>\` prints it`);
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      `ssh: hostKeyFingerprint must look like SHA256:<43 base64 characters>, as \`ssh-keygen -lf <key>\` prints it`,
+    );
   }
   return `SHA256:${match[1]}`;
 }
@@ -69,7 +69,8 @@ export async function prepareHostKeyCheck(policy: HostKeyPolicy, host: string, p
         return failure;
       },
       algorithms: undefined,
-      verify: (key) => fingerprintOf(key) === policy.fingerprint || refuse(key, "the key does not match the pinned fingerprint", `expected ${policy.fingerprint}`),
+      verify: (key) =>
+        fingerprintOf(key) === policy.fingerprint || refuse(key, "the key does not match the pinned fingerprint", `expected ${policy.fingerprint}`),
     };
   }
   const file = policy.path;
@@ -93,7 +94,11 @@ export async function prepareHostKeyCheck(policy: HostKeyPolicy, host: string, p
         );
       }
       const expected = listed.map((entry) => `${entry.type} ${fingerprintOf(entry.key)} (line ${entry.line})`).join(", ");
-      return refuse(key, `the key does not match ${file}: the host key changed, or someone is intercepting the connection`, `${file} lists ${expected}`);
+      return refuse(
+        key,
+        `the key does not match ${file}: the host key changed, or someone is intercepting the connection`,
+        `${file} lists ${expected}`,
+      );
     },
   };
 }

@@ -28,7 +28,8 @@ export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFile
         await write().catch((retry: unknown) => Promise.reject(fileError(retry, path)));
       }
       // The mode given at open only applies when the file is created.
-      if (options.mode !== undefined) await call<void>((done) => session.chmod(path, options.mode!, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
+      if (options.mode !== undefined)
+        await call<void>((done) => session.chmod(path, options.mode!, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
     },
 
     async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
@@ -38,9 +39,9 @@ export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFile
         const stats = await call<Stats>((done) => session.fstat(handle, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
         if (stats.isDirectory()) throw directoryError(path);
         const readAt = (into: Uint8Array, position: number) =>
-          call<number>((done) => session.read(handle, Buffer.from(into.buffer, into.byteOffset, into.byteLength), 0, into.byteLength, position, done)).catch(
-            (error: unknown) => Promise.reject(fileError(error, path)),
-          );
+          call<number>((done) =>
+            session.read(handle, Buffer.from(into.buffer, into.byteOffset, into.byteLength), 0, into.byteLength, position, done),
+          ).catch((error: unknown) => Promise.reject(fileError(error, path)));
         return await readBounded(readAt, { path, maxBytes: options.maxBytes, sizeHint: stats.size });
       } finally {
         await call<void>((done) => session.close(handle, done)).catch(() => {});

@@ -84,7 +84,13 @@ export class SshConnection {
       const session = new Promise<SFTPWrapper>((resolve, reject) => {
         link.client.sftp((error, sftp) => {
           if (error) {
-            reject(new CodecallError("ENVIRONMENT_FAILED", `ssh: ${this.target} refused an SFTP session (${error.message}); set the option sftp: false to move files through exec`, { cause: error }));
+            reject(
+              new CodecallError(
+                "ENVIRONMENT_FAILED",
+                `ssh: ${this.target} refused an SFTP session (${error.message}); set the option sftp: false to move files through exec`,
+                { cause: error },
+              ),
+            );
             return;
           }
           sftp.once("close", () => {
@@ -171,7 +177,12 @@ export class SshConnection {
         client.setNoDelay(true);
       } catch (error) {
         // ssh2 parses the private key synchronously; its messages never quote the key.
-        reject(new CodecallError("INVALID_OPTIONS", `ssh: cannot use the private key${this.#keySource()}: ${errorMessage(error).replace(/^Cannot parse privateKey: /, "")}`));
+        reject(
+          new CodecallError(
+            "INVALID_OPTIONS",
+            `ssh: cannot use the private key${this.#keySource()}: ${errorMessage(error).replace(/^Cannot parse privateKey: /, "")}`,
+          ),
+        );
       }
     });
     return link;
@@ -243,7 +254,10 @@ export class SshConnection {
           { cause: error, details },
         );
       case "client-timeout":
-        return new CodecallError("ENVIRONMENT_FAILED", `ssh: no SSH handshake with ${where} within ${connectTimeoutMs} ms (connectTimeoutMs)`, { cause: error, details });
+        return new CodecallError("ENVIRONMENT_FAILED", `ssh: no SSH handshake with ${where} within ${connectTimeoutMs} ms (connectTimeoutMs)`, {
+          cause: error,
+          details,
+        });
       case "client-socket":
       case "client-dns":
         return new CodecallError("ENVIRONMENT_FAILED", `ssh: cannot connect to ${where}: ${error.message}`, { cause: error, details });
@@ -282,7 +296,10 @@ async function readPrivateKey(path: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (error) {
-    throw new CodecallError("INVALID_OPTIONS", `ssh: cannot read the private key file ${path} (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`);
+    throw new CodecallError(
+      "INVALID_OPTIONS",
+      `ssh: cannot read the private key file ${path} (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`,
+    );
   }
 }
 

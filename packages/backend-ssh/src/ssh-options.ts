@@ -86,9 +86,25 @@ export interface ResolvedSshOptions {
 }
 
 const KNOWN_OPTIONS = new Set([
-  "host", "port", "username", "privateKey", "privateKeyPath", "passphrase", "agent", "password", "knownHostsPath",
-  "hostKeyFingerprint", "insecureSkipHostKeyCheck", "workdir", "env", "connectTimeoutMs", "keepaliveIntervalMs",
-  "keepaliveCountMax", "maxChannels", "tempRoot", "sftp",
+  "host",
+  "port",
+  "username",
+  "privateKey",
+  "privateKeyPath",
+  "passphrase",
+  "agent",
+  "password",
+  "knownHostsPath",
+  "hostKeyFingerprint",
+  "insecureSkipHostKeyCheck",
+  "workdir",
+  "env",
+  "connectTimeoutMs",
+  "keepaliveIntervalMs",
+  "keepaliveCountMax",
+  "maxChannels",
+  "tempRoot",
+  "sftp",
 ]);
 
 /** Checks `input` and applies the defaults; throws `INVALID_OPTIONS` with a message that names the option. */

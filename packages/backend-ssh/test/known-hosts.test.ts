@@ -7,7 +7,8 @@ const hashed = (name: string) => {
   const salt = randomBytes(20);
   return `|1|${salt.toString("base64")}|${createHmac("sha1", salt).update(name).digest("base64")}`;
 };
-const found = (text: string, name: string) => findKnownHostKeys(text, name).map((entry) => `${entry.type}:${entry.key.toString()}${entry.revoked ? ":revoked" : ""}@${entry.line}`);
+const found = (text: string, name: string) =>
+  findKnownHostKeys(text, name).map((entry) => `${entry.type}:${entry.key.toString()}${entry.revoked ? ":revoked" : ""}@${entry.line}`);
 
 describe("known_hosts", () => {
   it("names hosts as OpenSSH records them", () => {

@@ -62,7 +62,9 @@ export async function loadToolModule(specifier: string, cwd: string, importModul
       // non-tool export is ignored: helpers, constants, or tsx's CommonJS namespace under `default`.)
       for (const item of value) {
         if (!isToolDefinition(item)) {
-          throw new UsageError(`${specifier}: export ${exportName} holds something that is not a tool definition (needs name, description, parameters, execute)`);
+          throw new UsageError(
+            `${specifier}: export ${exportName} holds something that is not a tool definition (needs name, description, parameters, execute)`,
+          );
         }
         found.add(item);
       }
@@ -77,5 +79,7 @@ export async function loadToolModule(specifier: string, cwd: string, importModul
 function isToolDefinition(value: unknown): value is ToolDefinition {
   if (typeof value !== "object" || value === null) return false;
   const tool = value as Partial<ToolDefinition>;
-  return typeof tool.name === "string" && typeof tool.description === "string" && typeof tool.parameters === "object" && typeof tool.execute === "function";
+  return (
+    typeof tool.name === "string" && typeof tool.description === "string" && typeof tool.parameters === "object" && typeof tool.execute === "function"
+  );
 }

@@ -36,7 +36,12 @@ export function routeStopSignals(): (handler: (signal: StopSignal) => void) => (
 /** Ends the process with `code` once stdout and stderr have drained (bounded). */
 export async function exitWhenFlushed(code: number): Promise<never> {
   const flushed = (stream: NodeJS.WriteStream) =>
-    new Promise<void>((resolve) => (stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve)));
-  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref())]);
+    new Promise<void>((resolve) =>
+      stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve),
+    );
+  await Promise.race([
+    Promise.all([flushed(process.stdout), flushed(process.stderr)]),
+    new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref()),
+  ]);
   process.exit(code);
 }

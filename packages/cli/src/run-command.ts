@@ -72,7 +72,10 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   });
   try {
     // "stream,file": candidates in order of preference, as executeCode takes them.
-    const transports = config.transport.split(",").map((name) => name.trim()).filter(Boolean);
+    const transports = config.transport
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
     const transport = await resolveTransports(transports, { importModule }).catch(explain);
     const hostSecrets = config.verbose ? hostSecretValues(config.envPassthrough) : [];
     const result = await executeCode({
@@ -133,14 +136,18 @@ async function readScript(script: string, io: CliIO): Promise<string> {
 function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
   if (config.json) {
     const { status, output, exitCode, toolCallsMade, durationSeconds, error, ...rest } = result;
-    io.stdout.write(`${JSON.stringify({ status, output, exitCode, toolCallsMade, durationSeconds, ...(error === undefined ? {} : { error }), ...rest }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ status, output, exitCode, toolCallsMade, durationSeconds, ...(error === undefined ? {} : { error }), ...rest }, null, 2)}\n`,
+    );
     return;
   }
   // The output was streamed live; say how the run ended when it did not simply succeed.
   if (config.verbose) for (const skipped of result.transportsSkipped ?? []) io.stderr.write(`codecall: transport skipped — ${skipped}\n`);
   if (result.status === "success" && !config.verbose) return;
   const reason = result.error ? ` — ${result.error}` : "";
-  io.stderr.write(`codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`);
+  io.stderr.write(
+    `codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`,
+  );
 }
 
 /**
@@ -168,7 +175,13 @@ function hostSecretValues(passthrough: readonly string[]): string[] {
  * does not know, a plugin that is not installed, options a backend refuses, a transport that
  * cannot serve the backend. They exit with the usage code; other failures with 1.
  */
-const COMMAND_LINE_ERRORS: ReadonlySet<CodecallErrorCode> = new Set(["UNKNOWN_BACKEND", "UNKNOWN_TRANSPORT", "PACKAGE_NOT_INSTALLED", "INVALID_OPTIONS", "NO_SUPPORTED_TRANSPORT"]);
+const COMMAND_LINE_ERRORS: ReadonlySet<CodecallErrorCode> = new Set([
+  "UNKNOWN_BACKEND",
+  "UNKNOWN_TRANSPORT",
+  "PACKAGE_NOT_INSTALLED",
+  "INVALID_OPTIONS",
+  "NO_SUPPORTED_TRANSPORT",
+]);
 
 /** Turns codecall's own errors (missing package, unknown backend, ...) into plain CLI errors. */
 function explain(error: unknown): never {

@@ -131,7 +131,10 @@ function timeoutSeconds(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const number = numberIn(value);
   if (number === undefined || !(number >= 0.001 && number <= MAX_TIMEOUT_SECONDS)) {
-    throw new UsageError(`--timeout wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`, USAGE_EXIT_CODE);
+    throw new UsageError(
+      `--timeout wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`,
+      USAGE_EXIT_CODE,
+    );
   }
   return number;
 }
@@ -139,7 +142,8 @@ function timeoutSeconds(value: unknown): number | undefined {
 function nonNegativeInteger(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const number = numberIn(value);
-  if (number === undefined || !Number.isSafeInteger(number) || number < 0) throw new UsageError(`${flag} wants a whole number, got ${describe(value)}`, USAGE_EXIT_CODE);
+  if (number === undefined || !Number.isSafeInteger(number) || number < 0)
+    throw new UsageError(`${flag} wants a whole number, got ${describe(value)}`, USAGE_EXIT_CODE);
   return number;
 }
 
@@ -155,7 +159,7 @@ function numberIn(value: unknown): number | undefined {
 
 /** A flag's value as the user wrote it; strings from a config file quoted when they need to be. */
 function describe(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 }
 
 function toList(value: unknown): string[] {

@@ -44,12 +44,17 @@ describe("codecall run after the result", () => {
   });
 
   it("exits after printing, though a tools module left an interval, a timer and a child behind", async () => {
-    const result = await runCli(["run", "--tools", "./leftovers.mjs", "-"], { cwd: dir, stdin: "from codecall import leaky\nprint(leaky())\n", deadlineMs: 90_000 });
+    const result = await runCli(["run", "--tools", "./leftovers.mjs", "-"], {
+      cwd: dir,
+      stdin: "from codecall import leaky\nprint(leaky())\n",
+      deadlineMs: 90_000,
+    });
     expect(result).toMatchObject({ killedAtDeadline: false, code: 0, stdout: "ok\n" });
   }, 120_000);
 
   it("exits after printing, though a tool in flight never settles", async () => {
-    const script = "import threading, time\nfrom codecall import stubborn\nthreading.Thread(target=stubborn, daemon=True).start()\ntime.sleep(1)\nprint('done')\n";
+    const script =
+      "import threading, time\nfrom codecall import stubborn\nthreading.Thread(target=stubborn, daemon=True).start()\ntime.sleep(1)\nprint('done')\n";
     const result = await runCli(["run", "--tools", "./leftovers.mjs", "--json", "-"], { cwd: dir, stdin: script, deadlineMs: 90_000 });
     expect(result.killedAtDeadline).toBe(false);
     expect(result.code).toBe(0);

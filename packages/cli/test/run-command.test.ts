@@ -127,7 +127,11 @@ describe("codecall run", () => {
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
     const modules: Array<[file: string, definition: string, message: string]> = [
-      ["dashed.mjs", "name: 'get-issue', parameters: { type: 'object' }", 'Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be'],
+      [
+        "dashed.mjs",
+        "name: 'get-issue', parameters: { type: 'object' }",
+        'Tool name "get-issue" is refused: it is not an ASCII Python identifier. The rule: a tool name must be',
+      ],
       ["remote.mjs", "name: 'lookup', parameters: { $ref: 'https://example.com/s.json' }", "Tool lookup: its parameters schema is refused"],
     ];
     for (const [file, definition, message] of modules) {
@@ -140,16 +144,22 @@ describe("codecall run", () => {
 
   it("restricts tools with --allow-tools and drops them with --no-builtin-tools", async () => {
     const restricted = await runCli(["run", "--allow-tools", "read_file", "--json", "-"], {
-      stdin: "from codecall import call_tool, ToolError\ntry:\n    call_tool('terminal', command='id')\nexcept ToolError as e:\n    print(e.message)\n",
+      stdin:
+        "from codecall import call_tool, ToolError\ntry:\n    call_tool('terminal', command='id')\nexcept ToolError as e:\n    print(e.message)\n",
     });
     expect((JSON.parse(restricted.stdout) as { output: string }).output).toBe("Tool 'terminal' is not available in this run. Available: read_file\n");
-    const none = await runCli(["run", "--no-builtin-tools", "-"], { stdin: "try:\n    from codecall import terminal\nexcept ImportError:\n    print('no terminal')\n" });
+    const none = await runCli(["run", "--no-builtin-tools", "-"], {
+      stdin: "try:\n    from codecall import terminal\nexcept ImportError:\n    print('no terminal')\n",
+    });
     expect(none.stdout).toBe("no terminal\n");
   });
 
   it("takes a list of transports and uses the first that works", async () => {
     const script = { stdin: "from codecall import terminal\nprint(terminal('echo ok')['output'].strip())\n" };
-    for (const [list, used] of [["stream,file", "stream"], ["file, stream", "file"]] as const) {
+    for (const [list, used] of [
+      ["stream,file", "stream"],
+      ["file, stream", "file"],
+    ] as const) {
       const json = JSON.parse((await runCli(["run", "--json", "--transport", list, "-"], script)).stdout) as Record<string, unknown>;
       expect(json, list).toMatchObject({ status: "success", output: "ok\n", transport: used });
     }

@@ -28,21 +28,25 @@ describe("codecall run stopped by a signal", () => {
     ["SIGTERM", 143],
     ["SIGHUP", 129],
     ["SIGINT", 130],
-  ] as const)("kills the script on %s, reports it interrupted with an error, and exits %i", async (signal, exitCode) => {
-    const pidFile = path.join(dir, `${signal}.pid`);
-    let pid: number | undefined;
-    const signalled = (child: ChildProcess) =>
-      void waitForPidFile(pidFile).then((found) => {
-        pid = found;
-        child.kill(signal);
-      });
-    const result = await runCli(["run", "--json", "-"], { stdin: sleeper(pidFile), onStart: signalled, deadlineMs: 120_000 });
-    expect(result.killedAtDeadline).toBe(false);
-    expect(result.code).toBe(exitCode);
-    const json = JSON.parse(result.stdout) as Record<string, unknown>;
-    const by = signal === "SIGINT" ? "Ctrl-C" : signal;
-    expect(json).toMatchObject({ status: "interrupted", error: `Script was interrupted: interrupted by ${by}` });
-    expect(pid).toBeDefined();
-    expect(processAlive(pid!)).toBe(false);
-  }, 150_000);
+  ] as const)(
+    "kills the script on %s, reports it interrupted with an error, and exits %i",
+    async (signal, exitCode) => {
+      const pidFile = path.join(dir, `${signal}.pid`);
+      let pid: number | undefined;
+      const signalled = (child: ChildProcess) =>
+        void waitForPidFile(pidFile).then((found) => {
+          pid = found;
+          child.kill(signal);
+        });
+      const result = await runCli(["run", "--json", "-"], { stdin: sleeper(pidFile), onStart: signalled, deadlineMs: 120_000 });
+      expect(result.killedAtDeadline).toBe(false);
+      expect(result.code).toBe(exitCode);
+      const json = JSON.parse(result.stdout) as Record<string, unknown>;
+      const by = signal === "SIGINT" ? "Ctrl-C" : signal;
+      expect(json).toMatchObject({ status: "interrupted", error: `Script was interrupted: interrupted by ${by}` });
+      expect(pid).toBeDefined();
+      expect(processAlive(pid!)).toBe(false);
+    },
+    150_000,
+  );
 });

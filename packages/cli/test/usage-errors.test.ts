@@ -28,7 +28,9 @@ describe("codecall usage errors", () => {
   it("lists the backends when one is unknown", async () => {
     const result = await runCli(["run", "--backend", "nope", "-"], { stdin: "print(1)" });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('codecall: Unknown backend "nope". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)\n');
+    expect(result.stderr).toBe(
+      'codecall: Unknown backend "nope". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)\n',
+    );
   });
 
   it("says which package to install for a backend that is not installed", async () => {
@@ -48,20 +50,34 @@ describe("codecall usage errors", () => {
   });
 
   it("exits 2 for an unknown transport, a transport package that is not installed, and a backend package given by name", async () => {
-    for (const args of [["--transport", "nope"], ["--transport", "@example/no-such-transport"], ["--backend", "@example/no-such-backend"]]) {
+    for (const args of [
+      ["--transport", "nope"],
+      ["--transport", "@example/no-such-transport"],
+      ["--backend", "@example/no-such-backend"],
+    ]) {
       const result = await runCli(["run", ...args, "-"], { stdin: "print(1)" });
       expect(result.code, args.join(" ")).toBe(2);
-      expect(result.stderr, args.join(" ")).toMatch(/^codecall: (Unknown transport "nope"|The @example\/no-such-\w+ \w+ needs the package @example\/no-such-\w+, which is not installed)/);
+      expect(result.stderr, args.join(" ")).toMatch(
+        /^codecall: (Unknown transport "nope"|The @example\/no-such-\w+ \w+ needs the package @example\/no-such-\w+, which is not installed)/,
+      );
     }
   });
 
-  it.each(["0", "-5", "NaN", "Infinity", "abc", "", " ", "0x10", "1e300", "0.0001", "31536001"])("refuses --timeout=%j with a usage error", async (value) => {
-    const result = await runCli(["run", `--timeout=${value}`, "-"], { stdin: "print(1)" });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`codecall: --timeout wants a number of seconds from 0.001 to 31536000 (365 days), got ${value}\n`);
-  });
+  it.each(["0", "-5", "NaN", "Infinity", "abc", "", " ", "0x10", "1e300", "0.0001", "31536001"])(
+    "refuses --timeout=%j with a usage error",
+    async (value) => {
+      const result = await runCli(["run", `--timeout=${value}`, "-"], { stdin: "print(1)" });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`codecall: --timeout wants a number of seconds from 0.001 to 31536000 (365 days), got ${value}\n`);
+    },
+  );
 
-  it.each([[true, "true"], ["", ""], [[5], "[5]"], [-1, "-1"]])("refuses a timeout of %j in the config file", async (timeout, shown) => {
+  it.each([
+    [true, "true"],
+    ["", ""],
+    [[5], "[5]"],
+    [-1, "-1"],
+  ])("refuses a timeout of %j in the config file", async (timeout, shown) => {
     const dir = await mkdtemp(path.join(tmpdir(), "codecall-cli-config-"));
     try {
       await writeFile(path.join(dir, "codecall.json"), JSON.stringify({ timeout }));

@@ -38,45 +38,58 @@ const NEIGHBOURS_TIMEOUT_MS = 90_000;
 
 export function describeBackpressure(options: BackpressureSuiteOptions): void {
   describeIntegration(`Backpressure: ${options.name}`, options.unavailableReason, () => {
-    it(`keeps host memory bounded while a guest leaves ${CALLS} answers of 1 MiB unread, then answers them all`, async () => {
-      const environment = await options.createEnvironment();
-      const baseline = process.memoryUsage();
-      const peak = { rss: baseline.rss, arrayBuffers: baseline.arrayBuffers };
-      const sample = setInterval(() => {
-        const now = process.memoryUsage();
-        peak.rss = Math.max(peak.rss, now.rss);
-        peak.arrayBuffers = Math.max(peak.arrayBuffers, now.arrayBuffers);
-      }, 10);
-      try {
-        const guest = await runGuest(environment, options.transport(), `${pipeliningGuest}\npipeline(${CALLS}, ${ANSWER_BYTES}, ${QUIET_SECONDS})\n`, {
-          interpreter: options.interpreter ?? "python3",
-          timeoutMs: TIMEOUT_MS - 30_000,
-        });
-        expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false });
-        expect(JSON.parse(guest.result.stdout)).toEqual({ answered: CALLS + 1, bad: 0, firstBad: [] });
-        expect(guest.dispatcher.toolCallsMade).toBe(CALLS);
-      } finally {
-        clearInterval(sample);
-        await environment.close();
-      }
-      const growth = { rss: peak.rss - baseline.rss, arrayBuffers: peak.arrayBuffers - baseline.arrayBuffers };
-      console.info(`[codecall] ${options.name}: host memory growth rss ${mib(growth.rss)}, arrayBuffers ${mib(growth.arrayBuffers)}`);
-      expect(growth.arrayBuffers).toBeLessThan(MAX_BUFFER_GROWTH_BYTES);
-      expect(growth.rss).toBeLessThan(MAX_RSS_GROWTH_BYTES);
-    }, TIMEOUT_MS);
+    it(
+      `keeps host memory bounded while a guest leaves ${CALLS} answers of 1 MiB unread, then answers them all`,
+      async () => {
+        const environment = await options.createEnvironment();
+        const baseline = process.memoryUsage();
+        const peak = { rss: baseline.rss, arrayBuffers: baseline.arrayBuffers };
+        const sample = setInterval(() => {
+          const now = process.memoryUsage();
+          peak.rss = Math.max(peak.rss, now.rss);
+          peak.arrayBuffers = Math.max(peak.arrayBuffers, now.arrayBuffers);
+        }, 10);
+        try {
+          const guest = await runGuest(
+            environment,
+            options.transport(),
+            `${pipeliningGuest}\npipeline(${CALLS}, ${ANSWER_BYTES}, ${QUIET_SECONDS})\n`,
+            {
+              interpreter: options.interpreter ?? "python3",
+              timeoutMs: TIMEOUT_MS - 30_000,
+            },
+          );
+          expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false });
+          expect(JSON.parse(guest.result.stdout)).toEqual({ answered: CALLS + 1, bad: 0, firstBad: [] });
+          expect(guest.dispatcher.toolCallsMade).toBe(CALLS);
+        } finally {
+          clearInterval(sample);
+          await environment.close();
+        }
+        const growth = { rss: peak.rss - baseline.rss, arrayBuffers: peak.arrayBuffers - baseline.arrayBuffers };
+        console.info(`[codecall] ${options.name}: host memory growth rss ${mib(growth.rss)}, arrayBuffers ${mib(growth.arrayBuffers)}`);
+        expect(growth.arrayBuffers).toBeLessThan(MAX_BUFFER_GROWTH_BYTES);
+        expect(growth.rss).toBeLessThan(MAX_RSS_GROWTH_BYTES);
+      },
+      TIMEOUT_MS,
+    );
 
-    it("answers other connections while one leaves its answers unread and another resets mid-answer", async () => {
-      const environment = await options.createEnvironment();
-      try {
-        const guest = await runGuest(environment, options.transport(), `${pipeliningGuest}\nstalled_neighbours(${CALLS}, ${ANSWER_BYTES})\n`, {
-          interpreter: options.interpreter ?? "python3",
-          timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
-        });
-        expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false, stdout: '{"answers": true}\n' });
-      } finally {
-        await environment.close();
-      }
-    }, NEIGHBOURS_TIMEOUT_MS);
+    it(
+      "answers other connections while one leaves its answers unread and another resets mid-answer",
+      async () => {
+        const environment = await options.createEnvironment();
+        try {
+          const guest = await runGuest(environment, options.transport(), `${pipeliningGuest}\nstalled_neighbours(${CALLS}, ${ANSWER_BYTES})\n`, {
+            interpreter: options.interpreter ?? "python3",
+            timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
+          });
+          expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false, stdout: '{"answers": true}\n' });
+        } finally {
+          await environment.close();
+        }
+      },
+      NEIGHBOURS_TIMEOUT_MS,
+    );
   });
 }
 

@@ -109,7 +109,20 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
           });
         }
         // A Proxy whose every trap throws: not even `instanceof` works on it.
-        throw new Proxy({}, { getPrototypeOf: () => { throw new Error("trap"); }, get: () => { throw new Error("trap"); }, ownKeys: () => { throw new Error("trap"); } });
+        throw new Proxy(
+          {},
+          {
+            getPrototypeOf: () => {
+              throw new Error("trap");
+            },
+            get: () => {
+              throw new Error("trap");
+            },
+            ownKeys: () => {
+              throw new Error("trap");
+            },
+          },
+        );
       },
     });
     const tools = [
@@ -132,15 +145,21 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
       await environment?.close();
     }, timeout);
 
-    it("runs a script and returns what it printed", async () => {
-      const result = await run('from codecall import echo\nprint(echo("hi")["text"], "✓")');
-      expect(result).toMatchObject({ status: "success", output: "hi ✓\n", exitCode: 0, toolCallsMade: 1 });
-      if (options.expectTransportId) expect(result.transport).toBe(options.expectTransportId);
-    }, timeout);
+    it(
+      "runs a script and returns what it printed",
+      async () => {
+        const result = await run('from codecall import echo\nprint(echo("hi")["text"], "✓")');
+        expect(result).toMatchObject({ status: "success", output: "hi ✓\n", exitCode: 0, toolCallsMade: 1 });
+        if (options.expectTransportId) expect(result.transport).toBe(options.expectTransportId);
+      },
+      timeout,
+    );
 
-    it("serves 10 threads at once, each getting its own answer", async () => {
-      probe.maxInFlight = 0;
-      const result = await run(`
+    it(
+      "serves 10 threads at once, each getting its own answer",
+      async () => {
+        probe.maxInFlight = 0;
+        const result = await run(`
 import threading
 from codecall import terminal
 results = {}
@@ -154,24 +173,32 @@ for i in range(10):
     assert results[i]["exit_code"] == 0
 print("ok", len(results))
 `);
-      expect(result.output).toBe("ok 10\n");
-      expect(result.toolCallsMade).toBe(10);
-      expect(probe.maxInFlight).toBeGreaterThanOrEqual(5);
-    }, timeout);
+        expect(result.output).toBe("ok 10\n");
+        expect(result.toolCallsMade).toBe(10);
+        expect(probe.maxInFlight).toBeGreaterThanOrEqual(5);
+      },
+      timeout,
+    );
 
-    it("runs the async variants concurrently under asyncio.gather", async () => {
-      const result = await run(`
+    it(
+      "runs the async variants concurrently under asyncio.gather",
+      async () => {
+        const result = await run(`
 import asyncio
 from codecall import echo_async
 async def main():
     return await asyncio.gather(*[echo_async(f"t{i}") for i in range(8)])
 print([r["text"] for r in asyncio.run(main())])
 `);
-      expect(result.output).toBe("['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']\n");
-    }, timeout);
+        expect(result.output).toBe("['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7']\n");
+      },
+      timeout,
+    );
 
-    it("serves tool calls from forked worker processes and from subprocesses", async () => {
-      const result = await run(`
+    it(
+      "serves tool calls from forked worker processes and from subprocesses",
+      async () => {
+        const result = await run(`
 import multiprocessing, subprocess, sys
 from codecall import echo
 def work(i):
@@ -182,29 +209,41 @@ with multiprocessing.get_context("fork").Pool(3) as pool:
 child = subprocess.run([sys.executable, "-c", "from codecall import echo; print(echo('from-subprocess')['text'])"], capture_output=True, text=True)
 print(child.stdout.strip(), child.returncode)
 `);
-      expect(result.status).toBe("success");
-      expect(result.output).toBe("['worker-0', 'worker-1', 'worker-2', 'worker-3', 'worker-4', 'worker-5']\nfrom-subprocess 0\n");
-      expect(result.toolCallsMade).toBe(8);
-    }, timeout);
+        expect(result.status).toBe("success");
+        expect(result.output).toBe("['worker-0', 'worker-1', 'worker-2', 'worker-3', 'worker-4', 'worker-5']\nfrom-subprocess 0\n");
+        expect(result.toolCallsMade).toBe(8);
+      },
+      timeout,
+    );
 
-    it("answers a first tool call made long after the start", async () => {
-      const result = await run('import time\ntime.sleep(6)\nfrom codecall import echo\nprint(echo("late")["text"])');
-      expect(result.output).toBe("late\n");
-    }, timeout);
+    it(
+      "answers a first tool call made long after the start",
+      async () => {
+        const result = await run('import time\ntime.sleep(6)\nfrom codecall import echo\nprint(echo("late")["text"])');
+        expect(result.output).toBe("late\n");
+      },
+      timeout,
+    );
 
-    it("carries large arguments and results intact", async () => {
-      const result = await run(`
+    it(
+      "carries large arguments and results intact",
+      async () => {
+        const result = await run(`
 import hashlib
 from codecall import echo
 text = "".join(chr(0x41 + (i % 26)) for i in range(3_000_000)) + "é✓"
 back = echo(text)
 print(back["length"] == len(text), hashlib.sha256(back["text"].encode()).hexdigest() == hashlib.sha256(text.encode()).hexdigest())
 `);
-      expect(result.output).toBe("True True\n");
-    }, timeout);
+        expect(result.output).toBe("True True\n");
+      },
+      timeout,
+    );
 
-    it("lets built-in tools act where the script runs", async () => {
-      const result = await run(`
+    it(
+      "lets built-in tools act where the script runs",
+      async () => {
+        const result = await run(`
 import os, socket, tempfile
 from codecall import write_file, terminal, read_file
 path = os.path.join(tempfile.mkdtemp(), "from-tool.txt")
@@ -213,12 +252,16 @@ print(open(path).read())
 print(terminal("hostname")["output"].strip() == socket.gethostname())
 print(read_file(path)["content"].strip().endswith("written by the tool"))
 `);
-      expect(result.output).toBe("written by the tool\nTrue\nTrue\n");
-    }, timeout);
+        expect(result.output).toBe("written by the tool\nTrue\nTrue\n");
+      },
+      timeout,
+    );
 
-    it("stops dispatching at the tool-call budget and lets the script go on", async () => {
-      const result = await run(
-        `
+    it(
+      "stops dispatching at the tool-call budget and lets the script go on",
+      async () => {
+        const result = await run(
+          `
 from codecall import echo, ToolError
 for i in range(5):
     try:
@@ -227,20 +270,24 @@ for i in range(5):
         print("refused:", error.message)
 print("still running")
 `,
-        { limits: { maxToolCalls: 3 } },
-      );
-      expect(result.status).toBe("success");
-      expect(result.toolCallsMade).toBe(3);
-      expect(result.output).toBe(
-        "ok 0\nok 1\nok 2\n" +
-          "refused: Tool call limit reached (3). No more tool calls allowed in this execution.\n".repeat(2) +
-          "still running\n",
-      );
-    }, timeout);
+          { limits: { maxToolCalls: 3 } },
+        );
+        expect(result.status).toBe("success");
+        expect(result.toolCallsMade).toBe(3);
+        expect(result.output).toBe(
+          "ok 0\nok 1\nok 2\n" +
+            "refused: Tool call limit reached (3). No more tool calls allowed in this execution.\n".repeat(2) +
+            "still running\n",
+        );
+      },
+      timeout,
+    );
 
-    it("keeps host secrets out of the script and of the commands its tools run", async () => {
-      const result = await run(
-        `
+    it(
+      "keeps host secrets out of the script and of the commands its tools run",
+      async () => {
+        const result = await run(
+          `
 import os
 from codecall import terminal
 print(sorted(k for k in ("OPENAI_API_KEY", "DATABASE_URL", "CODECALL_PASSTHROUGH_TOKEN") if k in os.environ))
@@ -248,26 +295,30 @@ print("PATH" in os.environ)
 shown = terminal("env")["output"]
 print("sk-codecall" in shown, "planted-db-password" in shown, "passthrough-allowed-value" in shown)
 `,
-        { env: { passthrough: ["CODECALL_PASSTHROUGH_TOKEN"] } },
-      );
-      expect(result.output).toBe("['CODECALL_PASSTHROUGH_TOKEN']\nTrue\nFalse False True\n");
-    }, timeout);
+          { env: { passthrough: ["CODECALL_PASSTHROUGH_TOKEN"] } },
+        );
+        expect(result.output).toBe("['CODECALL_PASSTHROUGH_TOKEN']\nTrue\nFalse False True\n");
+      },
+      timeout,
+    );
 
-    it("masks the host's secrets that a host tool returns, in the result and in live output, split or not", async () => {
-      // Set in the host process only: the environment's own env does not have them (on a remote
-      // backend it never could), so only the host's env can tell the redactor about them.
-      const hostSecrets = { CODECALL_HOST_API_KEY: "host-api-key-7f3e9a1c5d2b8e4f", CODECALL_SMTP_PASS: "host-smtp-pass-0a9b8c7d" };
-      Object.assign(process.env, hostSecrets);
-      const readHostEnv = defineTool({
-        name: "read_host_env",
-        description: "Returns a variable of the host process.",
-        parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
-        execute: ({ name }: { name: string }) => process.env[name] ?? "",
-      });
-      const chunks: Uint8Array[] = [];
-      try {
-        const result = await run(
-          `
+    it(
+      "masks the host's secrets that a host tool returns, in the result and in live output, split or not",
+      async () => {
+        // Set in the host process only: the environment's own env does not have them (on a remote
+        // backend it never could), so only the host's env can tell the redactor about them.
+        const hostSecrets = { CODECALL_HOST_API_KEY: "host-api-key-7f3e9a1c5d2b8e4f", CODECALL_SMTP_PASS: "host-smtp-pass-0a9b8c7d" };
+        Object.assign(process.env, hostSecrets);
+        const readHostEnv = defineTool({
+          name: "read_host_env",
+          description: "Returns a variable of the host process.",
+          parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+          execute: ({ name }: { name: string }) => process.env[name] ?? "",
+        });
+        const chunks: Uint8Array[] = [];
+        try {
+          const result = await run(
+            `
 import sys, time
 from codecall import read_host_env
 for name in ("CODECALL_HOST_API_KEY", "CODECALL_SMTP_PASS"):
@@ -279,36 +330,46 @@ for name in ("CODECALL_HOST_API_KEY", "CODECALL_SMTP_PASS"):
     print(name, value, file=sys.stderr)
 sys.exit(3)
 `,
-          { tools: [readHostEnv], onStdout: (chunk) => chunks.push(chunk) },
-        );
-        const streamed = chunks.map((chunk) => new TextDecoder().decode(chunk)).join("");
-        expect(result.status).toBe("error");
-        expect(result.output).toContain("CODECALL_HOST_API_KEY host-a...8e4f");
-        for (const secret of Object.values(hostSecrets)) {
-          for (const shown of [result.output, result.stderr, streamed]) expect(shown).not.toContain(secret.slice(5, 13));
+            { tools: [readHostEnv], onStdout: (chunk) => chunks.push(chunk) },
+          );
+          const streamed = chunks.map((chunk) => new TextDecoder().decode(chunk)).join("");
+          expect(result.status).toBe("error");
+          expect(result.output).toContain("CODECALL_HOST_API_KEY host-a...8e4f");
+          for (const secret of Object.values(hostSecrets)) {
+            for (const shown of [result.output, result.stderr, streamed]) expect(shown).not.toContain(secret.slice(5, 13));
+          }
+          expect(streamed).toContain("CODECALL_SMTP_PASS host-s...8c7d");
+        } finally {
+          for (const name of Object.keys(hostSecrets)) delete process.env[name];
         }
-        expect(streamed).toContain("CODECALL_SMTP_PASS host-s...8c7d");
-      } finally {
-        for (const name of Object.keys(hostSecrets)) delete process.env[name];
-      }
-    }, timeout);
+      },
+      timeout,
+    );
 
-    it("leaves no piece of a secret where truncation cuts the output", async () => {
-      // A value the redactor knows (dropped from the environment's env), printed so that it
-      // straddles both cuts of a 100-byte budget (the head keeps 40 bytes, the tail 60).
-      const secret = PLANTED_SECRETS.DATABASE_URL;
-      const result = await run(`print("." * 25 + ${JSON.stringify(secret)} + "." * 300 + ${JSON.stringify(secret)} + "." * 40)`, { limits: { maxStdoutBytes: 100 } });
-      expect(result.stdoutTruncated).toBe(true);
-      for (let start = 0; start + 8 <= secret.length; start += 1) expect(result.output).not.toContain(secret.slice(start, start + 8));
-    }, timeout);
+    it(
+      "leaves no piece of a secret where truncation cuts the output",
+      async () => {
+        // A value the redactor knows (dropped from the environment's env), printed so that it
+        // straddles both cuts of a 100-byte budget (the head keeps 40 bytes, the tail 60).
+        const secret = PLANTED_SECRETS.DATABASE_URL;
+        const result = await run(`print("." * 25 + ${JSON.stringify(secret)} + "." * 300 + ${JSON.stringify(secret)} + "." * 40)`, {
+          limits: { maxStdoutBytes: 100 },
+        });
+        expect(result.stdoutTruncated).toBe(true);
+        for (let start = 0; start + 8 <= secret.length; start += 1) expect(result.output).not.toContain(secret.slice(start, start + 8));
+      },
+      timeout,
+    );
 
-    it("passes a passthrough name's host value to the script, masked in its output", async () => {
-      const name = "CODECALL_PASSED_API_KEY";
-      const value = "passed-from-host-5e6f7a8b9c0d";
-      process.env[name] = value;
-      try {
-        const result = await run(
-          `
+    it(
+      "passes a passthrough name's host value to the script, masked in its output",
+      async () => {
+        const name = "CODECALL_PASSED_API_KEY";
+        const value = "passed-from-host-5e6f7a8b9c0d";
+        process.env[name] = value;
+        try {
+          const result = await run(
+            `
 import os
 from codecall import terminal
 value = os.environ.get("${name}", "")
@@ -316,17 +377,21 @@ print(len(value), value[::-1])
 print(value)
 print(terminal("printenv ${name}")["output"].strip() == value)
 `,
-          { env: { passthrough: [name] } },
-        );
-        expect(result.output).toBe(`${value.length} ${[...value].reverse().join("")}\npassed...9c0d\nTrue\n`);
-      } finally {
-        delete process.env[name];
-      }
-    }, timeout);
+            { env: { passthrough: [name] } },
+          );
+          expect(result.output).toBe(`${value.length} ${[...value].reverse().join("")}\npassed...9c0d\nTrue\n`);
+        } finally {
+          delete process.env[name];
+        }
+      },
+      timeout,
+    );
 
-    it("refuses tools outside the allow-list, also when called by name", async () => {
-      const result = await run(
-        `
+    it(
+      "refuses tools outside the allow-list, also when called by name",
+      async () => {
+        const result = await run(
+          `
 from codecall import call_tool, ToolError
 try:
     from codecall import terminal
@@ -338,21 +403,32 @@ try:
 except ToolError as error:
     print(error.message)
 `,
-        { allowedTools: ["echo"] },
-      );
-      expect(result.output).toBe("no terminal stub\nTool 'terminal' is not available in this run. Available: echo\n");
-      expect(result.toolCallsMade).toBe(0);
-    }, timeout);
+          { allowedTools: ["echo"] },
+        );
+        expect(result.output).toBe("no terminal stub\nTool 'terminal' is not available in this run. Available: echo\n");
+        expect(result.toolCallsMade).toBe(0);
+      },
+      timeout,
+    );
 
-    it("gives no tools at all for an empty allow-list", async () => {
-      const result = await run('from codecall import call_tool, ToolError\ntry:\n    call_tool("echo", text="x")\nexcept ToolError as e:\n    print(e.message)', {
-        allowedTools: [],
-      });
-      expect(result.output).toBe("Tool 'echo' is not available: no tools are enabled in this run.\n");
-    }, timeout);
+    it(
+      "gives no tools at all for an empty allow-list",
+      async () => {
+        const result = await run(
+          'from codecall import call_tool, ToolError\ntry:\n    call_tool("echo", text="x")\nexcept ToolError as e:\n    print(e.message)',
+          {
+            allowedTools: [],
+          },
+        );
+        expect(result.output).toBe("Tool 'echo' is not available: no tools are enabled in this run.\n");
+      },
+      timeout,
+    );
 
-    it("reports wrong argument types as ToolError, and the script goes on", async () => {
-      const result = await run(`
+    it(
+      "reports wrong argument types as ToolError, and the script goes on",
+      async () => {
+        const result = await run(`
 from codecall import echo, ToolError
 for bad in (123, {1, 2}, float("nan")):
     try:
@@ -361,17 +437,21 @@ for bad in (123, {1, 2}, float("nan")):
         print(type(bad).__name__, "->", error.message[:60])
 print(echo("fine")["text"])
 `);
-      expect(result.status).toBe("success");
-      const lines = result.output.trim().split("\n");
-      expect(lines[0]).toMatch(/^int -> Invalid arguments: 'text' must be a string/);
-      expect(lines[1]).toMatch(/^set -> arguments must be JSON-serialisable/);
-      expect(lines[2]).toMatch(/^float -> arguments must be JSON-serialisable/);
-      expect(lines[3]).toBe("fine");
-      expect(result.toolCallsMade).toBe(1);
-    }, timeout);
+        expect(result.status).toBe("success");
+        const lines = result.output.trim().split("\n");
+        expect(lines[0]).toMatch(/^int -> Invalid arguments: 'text' must be a string/);
+        expect(lines[1]).toMatch(/^set -> arguments must be JSON-serialisable/);
+        expect(lines[2]).toMatch(/^float -> arguments must be JSON-serialisable/);
+        expect(lines[3]).toBe("fine");
+        expect(result.toolCallsMade).toBe(1);
+      },
+      timeout,
+    );
 
-    it("refuses a tool result nested deeper than the limit; that call fails and the script goes on", async () => {
-      const result = await run(`
+    it(
+      "refuses a tool result nested deeper than the limit; that call fails and the script goes on",
+      async () => {
+        const result = await run(`
 from codecall import build, echo, ToolError
 print(len(build(60)))
 try:
@@ -381,13 +461,17 @@ except ToolError as error:
     print("refused:", error.message)
 print(echo("next")["text"])
 `);
-      expect(result.status).toBe("success");
-      expect(result.output).toBe("1\nrefused: build returned a result that is nested deeper than the 64-level limit of tool results\nnext\n");
-    }, timeout);
+        expect(result.status).toBe("success");
+        expect(result.output).toBe("1\nrefused: build returned a result that is nested deeper than the 64-level limit of tool results\nnext\n");
+      },
+      timeout,
+    );
 
-    it("refuses a tool result whose answer exceeds the frame limit, naming the limit", async () => {
-      const result = await run(
-        `
+    it(
+      "refuses a tool result whose answer exceeds the frame limit, naming the limit",
+      async () => {
+        const result = await run(
+          `
 from codecall import build, ToolError
 try:
     build(0, size=200_000)
@@ -396,17 +480,23 @@ except ToolError as error:
     print("refused:", error.message)
 print(len(build(0, size=50_000)))
 `,
-        { limits: { maxFrameBytes: 100_000 } },
-      );
-      expect(result.status).toBe("success");
-      expect(result.output).toMatch(/^refused: build returned a result that is too large: its answer takes \d+ bytes, over the 100000-byte frame limit\n50000\n$/);
-    }, timeout);
+          { limits: { maxFrameBytes: 100_000 } },
+        );
+        expect(result.status).toBe("success");
+        expect(result.output).toMatch(
+          /^refused: build returned a result that is too large: its answer takes \d+ bytes, over the 100000-byte frame limit\n50000\n$/,
+        );
+      },
+      timeout,
+    );
 
-    it("fails only its own call when an answer is too deep for the guest to decode; calls in flight and later ones work", async () => {
-      // The host's depth limit is raised so the answer reaches the guest; Python's json recurses
-      // once per level and gives up near 1000.
-      const result = await run(
-        `
+    it(
+      "fails only its own call when an answer is too deep for the guest to decode; calls in flight and later ones work",
+      async () => {
+        // The host's depth limit is raised so the answer reaches the guest; Python's json recurses
+        // once per level and gives up near 1000.
+        const result = await run(
+          `
 import os, tempfile, threading, time
 from codecall import build, echo, terminal, ToolError
 gate = tempfile.mkdtemp()
@@ -431,17 +521,21 @@ worker.join()
 print(slow["answer"])
 print(echo("after")["text"])
 `,
-        // A guest whose poller died would wait for ever: the time limit turns that into a failure.
-        { limits: { maxJsonDepth: 100_000, timeoutMs: 30_000 } },
-      );
-      expect(result.status).toBe("success");
-      expect(result.output).toBe("deep: unreadable answer from the codecall host\nslow-done\nafter\n");
-    }, timeout);
+          // A guest whose poller died would wait for ever: the time limit turns that into a failure.
+          { limits: { maxJsonDepth: 100_000, timeoutMs: 30_000 } },
+        );
+        expect(result.status).toBe("success");
+        expect(result.output).toBe("deep: unreadable answer from the codecall host\nslow-done\nafter\n");
+      },
+      timeout,
+    );
 
-    it("survives tool errors that cannot be read, and deep arguments while progress is reported", async () => {
-      const reported: string[] = [];
-      const result = await run(
-        `
+    it(
+      "survives tool errors that cannot be read, and deep arguments while progress is reported",
+      async () => {
+        const reported: string[] = [];
+        const result = await run(
+          `
 import json, codecall, _codecall_client
 from codecall import echo, fail_oddly, ToolError
 for how in ("message-getter", "proxy"):
@@ -464,53 +558,69 @@ except ToolError as error:
 _codecall_client.encode_request = plain
 print(echo("after")["text"])
 `,
-        // A naive progress reporter: it stringifies whatever it is given, and it throws. (A host
-        // that lost a call's answer would leave the script waiting: the time limit ends that.)
-        {
-          limits: { timeoutMs: 30_000 },
-          onToolCall: (event) => {
-            reported.push(JSON.stringify(event).slice(0, 100));
-            throw new Error("progress display is gone");
+          // A naive progress reporter: it stringifies whatever it is given, and it throws. (A host
+          // that lost a call's answer would leave the script waiting: the time limit ends that.)
+          {
+            limits: { timeoutMs: 30_000 },
+            onToolCall: (event) => {
+              reported.push(JSON.stringify(event).slice(0, 100));
+              throw new Error("progress display is gone");
+            },
           },
-        },
-      );
-      expect(result.output).toBe(
-        "message-getter -> an error that cannot be read (reading its message threw)\n" +
-          "proxy -> an error that cannot be read (reading its message threw)\n" +
-          "before\n" +
-          "deep: Request nested too deeply: arguments may nest at most 64 levels of arrays/objects\n" +
-          "after\n",
-      );
-      expect(result.status).toBe("success");
-      expect(reported.length).toBe(8);
-    }, timeout);
+        );
+        expect(result.output).toBe(
+          "message-getter -> an error that cannot be read (reading its message threw)\n" +
+            "proxy -> an error that cannot be read (reading its message threw)\n" +
+            "before\n" +
+            "deep: Request nested too deeply: arguments may nest at most 64 levels of arrays/objects\n" +
+            "after\n",
+        );
+        expect(result.status).toBe("success");
+        expect(reported.length).toBe(8);
+      },
+      timeout,
+    );
 
-    it("reports a syntax error with status error and the traceback", async () => {
-      const result = await run("print('unclosed'");
-      expect(result.status).toBe("error");
-      expect(result.exitCode).toBe(1);
-      expect(result.output).toContain("SyntaxError");
-      expect(result.error).toMatch(/^Script exited with code 1: SyntaxError/);
-    }, timeout);
+    it(
+      "reports a syntax error with status error and the traceback",
+      async () => {
+        const result = await run("print('unclosed'");
+        expect(result.status).toBe("error");
+        expect(result.exitCode).toBe(1);
+        expect(result.output).toContain("SyntaxError");
+        expect(result.error).toMatch(/^Script exited with code 1: SyntaxError/);
+      },
+      timeout,
+    );
 
-    it("reports an uncaught exception with its traceback", async () => {
-      const result = await run('print("before")\n1 / 0');
-      expect(result.status).toBe("error");
-      expect(result.output).toMatch(/^before\n--- stderr ---\nTraceback[\s\S]*ZeroDivisionError: division by zero/);
-      expect(result.error).toBe("Script exited with code 1: ZeroDivisionError: division by zero");
-    }, timeout);
+    it(
+      "reports an uncaught exception with its traceback",
+      async () => {
+        const result = await run('print("before")\n1 / 0');
+        expect(result.status).toBe("error");
+        expect(result.output).toMatch(/^before\n--- stderr ---\nTraceback[\s\S]*ZeroDivisionError: division by zero/);
+        expect(result.error).toBe("Script exited with code 1: ZeroDivisionError: division by zero");
+      },
+      timeout,
+    );
 
-    it("reports a non-zero exit code", async () => {
-      const result = await run("import sys\nprint('bye')\nsys.exit(3)");
-      expect(result).toMatchObject({ status: "error", exitCode: 3, error: "Script exited with code 3" });
-    }, timeout);
+    it(
+      "reports a non-zero exit code",
+      async () => {
+        const result = await run("import sys\nprint('bye')\nsys.exit(3)");
+        expect(result).toMatchObject({ status: "error", exitCode: 3, error: "Script exited with code 3" });
+      },
+      timeout,
+    );
 
-    it("kills the script and everything it started on timeout", async () => {
-      const dir = await environment.tempDir();
-      const pidFile = `${dir}/child.pid`;
-      const daemonPidFile = `${dir}/daemon.pid`;
-      const result = await run(
-        `
+    it(
+      "kills the script and everything it started on timeout",
+      async () => {
+        const dir = await environment.tempDir();
+        const pidFile = `${dir}/child.pid`;
+        const daemonPidFile = `${dir}/daemon.pid`;
+        const result = await run(
+          `
 import subprocess, time
 child = subprocess.Popen(["sleep", "300"])
 open(${JSON.stringify(pidFile)}, "w").write(str(child.pid))
@@ -519,17 +629,19 @@ subprocess.run(["sh", "-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${
 print("started", flush=True)
 time.sleep(300)
 `,
-        // Long enough for a slow start (a loaded machine, a remote backend): the script must be running
-        // and have spread out when the limit strikes.
-        { limits: { timeoutMs: 8_000, killGraceMs: 1_000 } },
-      );
-      expect(result.status).toBe("timeout");
-      expect(result.error).toBe("Script timed out after 8s and was killed.");
-      expect(result.output).toBe("started\n\n⏰ Script timed out after 8s and was killed.");
-      expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
-      expect((await environment.executeOneshot(processGoneCommand(daemonPidFile))).stdout.trim()).toBe("gone");
-      await environment.executeOneshot(`rm -rf '${dir}'`);
-    }, timeout);
+          // Long enough for a slow start (a loaded machine, a remote backend): the script must be running
+          // and have spread out when the limit strikes.
+          { limits: { timeoutMs: 8_000, killGraceMs: 1_000 } },
+        );
+        expect(result.status).toBe("timeout");
+        expect(result.error).toBe("Script timed out after 8s and was killed.");
+        expect(result.output).toBe("started\n\n⏰ Script timed out after 8s and was killed.");
+        expect((await environment.executeOneshot(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
+        expect((await environment.executeOneshot(processGoneCommand(daemonPidFile))).stdout.trim()).toBe("gone");
+        await environment.executeOneshot(`rm -rf '${dir}'`);
+      },
+      timeout,
+    );
 
     // The run ends when the script's own process exits: a helper that escaped the process group and
     // holds stdout turns it neither into a hang nor into a timeout, and does not outlive it. The
@@ -556,38 +668,52 @@ print(me)
       expect((await environment.executeOneshot(leftoverProcessesCommand(scriptPath!))).stdout.trim()).toBe("none");
     };
 
-    it("ends the run when the script exits, though a helper in its own session holds stdout", async () => {
-      await endsWithTheScript(`
+    it(
+      "ends the run when the script exits, though a helper in its own session holds stdout",
+      async () => {
+        await endsWithTheScript(`
 helper = "import sys, time\\nprint('helper up', flush=True)\\nopen(sys.argv[1] + '.ready', 'w').close()\\ntime.sleep(300)"
 subprocess.Popen([sys.executable, "-c", helper, me], start_new_session=True)
 `);
-    }, timeout);
+      },
+      timeout,
+    );
 
-    it("ends the run when the script exits, though a double-forked helper with a cleared env holds stdout", async () => {
-      // No process group, no parent and no env tag lead to this helper: only a subreaper does.
-      await endsWithTheScript(`
+    it(
+      "ends the run when the script exits, though a double-forked helper with a cleared env holds stdout",
+      async () => {
+        // No process group, no parent and no env tag lead to this helper: only a subreaper does.
+        await endsWithTheScript(`
 helper = "import os, sys, time\\nif os.fork(): sys.exit(0)\\nos.setsid()\\nprint('helper up', flush=True)\\nopen(sys.argv[1] + '.ready', 'w').close()\\ntime.sleep(300)"
 subprocess.Popen([sys.executable, "-c", helper, me], start_new_session=True, env={})
 `);
-    }, timeout);
+      },
+      timeout,
+    );
 
-    it("ends a daemonised helper when the script exits normally", async () => {
-      const result = await run(`
+    it(
+      "ends a daemonised helper when the script exits normally",
+      async () => {
+        const result = await run(`
 import os, subprocess, sys
 me = os.path.abspath(__file__)
 daemon = "import os, sys, time\\nif os.fork(): sys.exit(0)\\nos.setsid()\\ntime.sleep(300)"
 subprocess.run([sys.executable, "-c", daemon, me], start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 print(me)
 `);
-      expect(result.status).toBe("success");
-      expect((await environment.executeOneshot(leftoverProcessesCommand(result.output.trim()))).stdout.trim()).toBe("none");
-    }, timeout);
+        expect(result.status).toBe("success");
+        expect((await environment.executeOneshot(leftoverProcessesCommand(result.output.trim()))).stdout.trim()).toBe("none");
+      },
+      timeout,
+    );
 
-    it("reports a fork bomb stopped by the timeout as timeout, and leaves nothing of it", async () => {
-      // Capped at 600 processes so that a host without a pids limit survives the test; a container
-      // with the default limit (512) runs out first, so its kill cannot start a process there.
-      const result = await run(
-        `
+    it(
+      "reports a fork bomb stopped by the timeout as timeout, and leaves nothing of it",
+      async () => {
+        // Capped at 600 processes so that a host without a pids limit survives the test; a container
+        // with the default limit (512) runs out first, so its kill cannot start a process there.
+        const result = await run(
+          `
 import os, time
 print(os.path.abspath(__file__), flush=True)
 main = os.getpid()
@@ -607,20 +733,24 @@ while True:
             os.write(deaths, b"x")
             os._exit(1)
 `,
-        // A long kill grace puts the in-environment timeout after the point where a kill that
-        // cannot start is given up by the engine (docker: 10 s): the run must still say timeout.
-        { limits: { timeoutMs: 3_000, killGraceMs: 10_000 } },
-      );
-      expect(result.status).toBe("timeout");
-      const scriptPath = result.output.split("\n")[0]!;
-      expect((await environment.executeOneshot(leftoverProcessesCommand(scriptPath))).stdout.trim()).toBe("none");
-    }, timeout);
+          // A long kill grace puts the in-environment timeout after the point where a kill that
+          // cannot start is given up by the engine (docker: 10 s): the run must still say timeout.
+          { limits: { timeoutMs: 3_000, killGraceMs: 10_000 } },
+        );
+        expect(result.status).toBe("timeout");
+        const scriptPath = result.output.split("\n")[0]!;
+        expect((await environment.executeOneshot(leftoverProcessesCommand(scriptPath))).stdout.trim()).toBe("none");
+      },
+      timeout,
+    );
 
-    it("caps 100 MB of output with a notice and metadata, in bounded host memory", async () => {
-      const before = process.memoryUsage().rss;
-      let peak = before;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
-      const result = await run(`
+    it(
+      "caps 100 MB of output with a notice and metadata, in bounded host memory",
+      async () => {
+        const before = process.memoryUsage().rss;
+        let peak = before;
+        const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+        const result = await run(`
 import sys
 print("HEAD-MARK")
 line = "x" * 1023 + "\\n"
@@ -628,51 +758,69 @@ for _ in range(100 * 1024):
     sys.stdout.write(line)
 print("TAIL-MARK")
 `).finally(() => clearInterval(sampler));
-      expect(result.status).toBe("success");
-      expect(result.stdoutTruncated).toBe(true);
-      expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "HEAD-MARK\n".length + "TAIL-MARK\n".length);
-      expect(result.stdoutBytesCaptured + result.stdoutBytesOmitted).toBe(result.stdoutBytesTotal);
-      expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
-      expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
-      expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
-      expect(result.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\]/);
-      // Holding the output would need over 100 MB; the capture keeps 50 KB.
-      expect(peak - before).toBeLessThan(80 * 1024 * 1024);
-    }, timeout);
+        expect(result.status).toBe("success");
+        expect(result.stdoutTruncated).toBe(true);
+        expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "HEAD-MARK\n".length + "TAIL-MARK\n".length);
+        expect(result.stdoutBytesCaptured + result.stdoutBytesOmitted).toBe(result.stdoutBytesTotal);
+        expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
+        expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
+        expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
+        expect(result.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\]/);
+        // Holding the output would need over 100 MB; the capture keeps 50 KB.
+        expect(peak - before).toBeLessThan(80 * 1024 * 1024);
+      },
+      timeout,
+    );
 
-    it("interrupts on abort and cancels the tool call in flight", async () => {
-      const controller = new AbortController();
-      const startedBefore = hang.started;
-      const cancelledBefore = hang.cancelled;
-      const result = await run('from codecall import hang\nprint("calling", flush=True)\nhang()\nprint("not reached")', {
-        signal: controller.signal,
-        onToolCall: (event) => {
-          if (event.phase === "start" && event.name === "hang") setTimeout(() => controller.abort("user sent a new message"), 50);
-        },
-      });
-      expect(result.status).toBe("interrupted");
-      expect(result.output).toBe("calling\n\n[execution interrupted — user sent a new message]");
-      expect(result.error).toBe("Script was interrupted: user sent a new message");
-      expect(hang.started - startedBefore).toBe(1);
-      expect(hang.cancelled - cancelledBefore).toBe(1);
-    }, timeout);
+    it(
+      "interrupts on abort and cancels the tool call in flight",
+      async () => {
+        const controller = new AbortController();
+        const startedBefore = hang.started;
+        const cancelledBefore = hang.cancelled;
+        const result = await run('from codecall import hang\nprint("calling", flush=True)\nhang()\nprint("not reached")', {
+          signal: controller.signal,
+          onToolCall: (event) => {
+            if (event.phase === "start" && event.name === "hang") setTimeout(() => controller.abort("user sent a new message"), 50);
+          },
+        });
+        expect(result.status).toBe("interrupted");
+        expect(result.output).toBe("calling\n\n[execution interrupted — user sent a new message]");
+        expect(result.error).toBe("Script was interrupted: user sent a new message");
+        expect(hang.started - startedBefore).toBe(1);
+        expect(hang.cancelled - cancelledBefore).toBe(1);
+      },
+      timeout,
+    );
 
-    it("says so when the interpreter is missing", async () => {
-      const result = await run("print(1)", { interpreter: "python-codecall-missing" });
-      expect(result.status).toBe("error");
-      expect(result.error).toMatch(/python-codecall-missing is not available in this environment/);
-    }, timeout);
+    it(
+      "says so when the interpreter is missing",
+      async () => {
+        const result = await run("print(1)", { interpreter: "python-codecall-missing" });
+        expect(result.status).toBe("error");
+        expect(result.error).toMatch(/python-codecall-missing is not available in this environment/);
+      },
+      timeout,
+    );
 
-    it("refuses empty code without starting anything", async () => {
-      const result = await run("   \n");
-      expect(result).toMatchObject({ status: "error", error: "No code provided.", exitCode: null });
-    }, timeout);
+    it(
+      "refuses empty code without starting anything",
+      async () => {
+        const result = await run("   \n");
+        expect(result).toMatchObject({ status: "error", error: "No code provided.", exitCode: null });
+      },
+      timeout,
+    );
 
-    it("leaves no run directory behind", async () => {
-      const result = await run("import os\nprint(os.path.dirname(os.path.abspath(__file__)))");
-      const runDir = result.output.trim();
-      const check = await environment.executeOneshot(`test -e '${runDir}' && echo present || echo removed`);
-      expect(check.stdout.trim()).toBe("removed");
-    }, timeout);
+    it(
+      "leaves no run directory behind",
+      async () => {
+        const result = await run("import os\nprint(os.path.dirname(os.path.abspath(__file__)))");
+        const runDir = result.output.trim();
+        const check = await environment.executeOneshot(`test -e '${runDir}' && echo present || echo removed`);
+        expect(check.stdout.trim()).toBe("removed");
+      },
+      timeout,
+    );
   });
 }

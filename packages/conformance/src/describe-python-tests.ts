@@ -26,14 +26,18 @@ export function describePythonTests(options: PythonTestsOptions): void {
     .filter((name) => /^test_\w+\.py$/.test(name))
     .map((name) => name.slice(0, -".py".length));
   describe(options.title, () => {
-    it.each(modules)("%s", (module) => {
-      const run = spawnSync(options.interpreter ?? "python3", ["-B", "-m", "unittest", module], {
-        cwd: options.testDir,
-        encoding: "utf8",
-        env: { PATH: process.env.PATH, PYTHONPATH: options.pythonPath.join(":"), PYTHONDONTWRITEBYTECODE: "1" },
-        timeout: TIMEOUT_MS,
-      });
-      expect(run.status, run.stderr || run.error?.message).toBe(0);
-    }, TIMEOUT_MS);
+    it.each(modules)(
+      "%s",
+      (module) => {
+        const run = spawnSync(options.interpreter ?? "python3", ["-B", "-m", "unittest", module], {
+          cwd: options.testDir,
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, PYTHONPATH: options.pythonPath.join(":"), PYTHONDONTWRITEBYTECODE: "1" },
+          timeout: TIMEOUT_MS,
+        });
+        expect(run.status, run.stderr || run.error?.message).toBe(0);
+      },
+      TIMEOUT_MS,
+    );
   });
 }

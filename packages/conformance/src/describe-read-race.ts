@@ -48,7 +48,8 @@ export function describeReadRace(options: ReadRaceSuiteOptions): void {
     let dir: string;
     let link: string;
 
-    const pointLinkAt = (target: "small" | "big") => environment.execute(`cd ${q(dir)} && ln -sf ${target}.txt .next-${target} && mv -f .next-${target} link.txt`);
+    const pointLinkAt = (target: "small" | "big") =>
+      environment.execute(`cd ${q(dir)} && ln -sf ${target}.txt .next-${target} && mv -f .next-${target} link.txt`);
 
     beforeAll(async () => {
       environment = await options.create();
@@ -65,39 +66,47 @@ export function describeReadRace(options: ReadRaceSuiteOptions): void {
       await environment?.close();
     }, timeout);
 
-    it("reads no more than the cap when the file is swapped right after each command the reader runs", async () => {
-      for (const [name, read] of Object.entries(options.readers)) {
-        for (let round = 0; round < 3; round += 1) {
-          await pointLinkAt("small");
-          const log = logReads(environment, () => pointLinkAt("big"));
-          const error = await read(log.environment, link).then(
-            () => undefined,
-            (caught: unknown) => caught,
-          );
-          expect(log.largest, `${name} let ${log.largest} bytes cross`).toBeLessThanOrEqual(options.maxBytes);
-          expect(CodecallError.isInstance(error, "FILE_TOO_LARGE"), `${name} should refuse the big file, got ${String(error)}`).toBe(true);
-        }
-      }
-    }, timeout);
-
-    it("reads no more than the cap while a script swaps the file in a tight loop", async () => {
-      await pointLinkAt("small");
-      const swapper = await environment.spawn(
-        `cd ${q(dir)} && while :; do ln -sf big.txt .b && mv -f .b link.txt; ln -sf small.txt .s && mv -f .s link.txt; done`,
-        { timeoutMs: timeout },
-      );
-      try {
-        const log = logReads(environment);
+    it(
+      "reads no more than the cap when the file is swapped right after each command the reader runs",
+      async () => {
         for (const [name, read] of Object.entries(options.readers)) {
-          for (let round = 0; round < rounds; round += 1) {
-            await read(log.environment, link).catch(() => {});
+          for (let round = 0; round < 3; round += 1) {
+            await pointLinkAt("small");
+            const log = logReads(environment, () => pointLinkAt("big"));
+            const error = await read(log.environment, link).then(
+              () => undefined,
+              (caught: unknown) => caught,
+            );
             expect(log.largest, `${name} let ${log.largest} bytes cross`).toBeLessThanOrEqual(options.maxBytes);
+            expect(CodecallError.isInstance(error, "FILE_TOO_LARGE"), `${name} should refuse the big file, got ${String(error)}`).toBe(true);
           }
         }
-      } finally {
-        await swapper.kill();
-      }
-    }, timeout);
+      },
+      timeout,
+    );
+
+    it(
+      "reads no more than the cap while a script swaps the file in a tight loop",
+      async () => {
+        await pointLinkAt("small");
+        const swapper = await environment.spawn(
+          `cd ${q(dir)} && while :; do ln -sf big.txt .b && mv -f .b link.txt; ln -sf small.txt .s && mv -f .s link.txt; done`,
+          { timeoutMs: timeout },
+        );
+        try {
+          const log = logReads(environment);
+          for (const [name, read] of Object.entries(options.readers)) {
+            for (let round = 0; round < rounds; round += 1) {
+              await read(log.environment, link).catch(() => {});
+              expect(log.largest, `${name} let ${log.largest} bytes cross`).toBeLessThanOrEqual(options.maxBytes);
+            }
+          }
+        } finally {
+          await swapper.kill();
+        }
+      },
+      timeout,
+    );
   });
 }
 

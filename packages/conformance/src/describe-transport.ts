@@ -68,16 +68,22 @@ export function describeTransport(options: TransportSuiteOptions): void {
       await environment?.close();
     }, timeout);
 
-    it("answers sequential calls in order, each with its own result", async () => {
-      const guest = await outputOf("from codecall import seq\nprint([seq(i) for i in range(20)])");
-      expect(guest.result.stdout).toBe(`${JSON.stringify(Array.from({ length: 20 }, (_, i) => i * 2)).replace(/,/g, ", ")}\n`);
-      expect(guest.probe.sequence).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    }, timeout);
+    it(
+      "answers sequential calls in order, each with its own result",
+      async () => {
+        const guest = await outputOf("from codecall import seq\nprint([seq(i) for i in range(20)])");
+        expect(guest.result.stdout).toBe(`${JSON.stringify(Array.from({ length: 20 }, (_, i) => i * 2)).replace(/,/g, ", ")}\n`);
+        expect(guest.probe.sequence).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      },
+      timeout,
+    );
 
-    it("keeps calls from threads and forked processes in flight together", async () => {
-      // Six calls that each wait until all six are waiting: a transport that serialises calls
-      // (or serves one process only) cannot answer them with 6.
-      const guest = await outputOf(`
+    it(
+      "keeps calls from threads and forked processes in flight together",
+      async () => {
+        // Six calls that each wait until all six are waiting: a transport that serialises calls
+        // (or serves one process only) cannot answer them with 6.
+        const guest = await outputOf(`
 import multiprocessing, threading
 from codecall import rendezvous
 def in_threads(results):
@@ -98,12 +104,16 @@ theirs = queue.get()
 process.join()
 print(sorted(mine + theirs))
 `);
-      expect(guest.result.stdout).toBe("[6, 6, 6, 6, 6, 6]\n");
-      expect(guest.probe.maxWaiting).toBe(6);
-    }, timeout);
+        expect(guest.result.stdout).toBe("[6, 6, 6, 6, 6, 6]\n");
+        expect(guest.probe.maxWaiting).toBe(6);
+      },
+      timeout,
+    );
 
-    it("carries arguments and results of several MB intact", async () => {
-      const guest = await outputOf(`
+    it(
+      "carries arguments and results of several MB intact",
+      async () => {
+        const guest = await outputOf(`
 import hashlib
 from codecall import echo, blob
 text = "".join(chr(0x41 + (i % 26)) for i in range(4_000_000)) + "é✓\\n\\"{}"
@@ -112,12 +122,16 @@ print(len(back) == len(text), hashlib.sha256(back.encode()).digest() == hashlib.
 big = blob(5_000_000)
 print(len(big), big[0], set(big[1:]) == {"x"})
 `);
-      expect(guest.result.stdout).toBe("True True\n5000000 é True\n");
-    }, timeout);
+        expect(guest.result.stdout).toBe("True True\n5000000 é True\n");
+      },
+      timeout,
+    );
 
-    it("answers a frame over the limit with FrameTooLarge, and later calls work", async () => {
-      const guest = await outputOf(
-        `
+    it(
+      "answers a frame over the limit with FrameTooLarge, and later calls work",
+      async () => {
+        const guest = await outputOf(
+          `
 import _codecall_protocol
 from codecall import echo, ToolError
 _codecall_protocol.MAX_FRAME_BYTES = 1 << 40  # skip the client's own check: the host must refuse it
@@ -128,21 +142,29 @@ except ToolError as error:
     print(error.code)
 print(echo("after"))
 `,
-        { maxFrameBytes: 1 << 20 },
-      );
-      expect(guest.result.stdout).toBe(`${RpcErrorCode.FrameTooLarge}\nafter\n`);
-      expect(guest.dispatcher.toolCallsMade).toBe(1);
-    }, timeout);
+          { maxFrameBytes: 1 << 20 },
+        );
+        expect(guest.result.stdout).toBe(`${RpcErrorCode.FrameTooLarge}\nafter\n`);
+        expect(guest.dispatcher.toolCallsMade).toBe(1);
+      },
+      timeout,
+    );
 
-    it("answers malformed input with errors, dispatches none of it, and goes on", async () => {
-      const guest = await outputOf(`${options.malformedInput.python}\nfrom codecall import echo\nprint(echo("still serving"))\n`);
-      expect(guest.result.stdout).toBe(`${options.malformedInput.expectedOutput}still serving\n`);
-      expect(guest.dispatcher.toolCallsMade).toBe(1);
-    }, timeout);
+    it(
+      "answers malformed input with errors, dispatches none of it, and goes on",
+      async () => {
+        const guest = await outputOf(`${options.malformedInput.python}\nfrom codecall import echo\nprint(echo("still serving"))\n`);
+        expect(guest.result.stdout).toBe(`${options.malformedInput.expectedOutput}still serving\n`);
+        expect(guest.dispatcher.toolCallsMade).toBe(1);
+      },
+      timeout,
+    );
 
-    it("fails pending calls with ToolError when the session closes, instead of hanging", async () => {
-      const guest = await outputOf(
-        `
+    it(
+      "fails pending calls with ToolError when the session closes, instead of hanging",
+      async () => {
+        const guest = await outputOf(
+          `
 from codecall import hang, echo, ToolError
 try:
     hang()
@@ -155,18 +177,22 @@ try:
 except ToolError:
     print("new call failed")
 `,
-        {
-          // Close the session, not the dispatcher: the tool stays pending on the host.
-          onToolCall: (event, session) => {
-            if (event.phase === "start" && event.name === "hang") void session.close();
+          {
+            // Close the session, not the dispatcher: the tool stays pending on the host.
+            onToolCall: (event, session) => {
+              if (event.phase === "start" && event.name === "hang") void session.close();
+            },
           },
-        },
-      );
-      expect(guest.result.stdout).toBe("pending call failed\nnew call failed\n");
-    }, timeout);
+        );
+        expect(guest.result.stdout).toBe("pending call failed\nnew call failed\n");
+      },
+      timeout,
+    );
 
-    it("dispatches each of 50 concurrent calls exactly once", async () => {
-      const guest = await outputOf(`
+    it(
+      "dispatches each of 50 concurrent calls exactly once",
+      async () => {
+        const guest = await outputOf(`
 from concurrent.futures import ThreadPoolExecutor
 from codecall import count
 keys = [f"k{i}" for i in range(50)]
@@ -174,10 +200,12 @@ with ThreadPoolExecutor(10) as pool:
     results = list(pool.map(count, keys))
 print(results == keys)
 `);
-      expect(guest.result.stdout).toBe("True\n");
-      expect(guest.probe.counts.size).toBe(50);
-      expect([...guest.probe.counts.values()].every((times) => times === 1)).toBe(true);
-      expect(guest.dispatcher.toolCallsMade).toBe(50);
-    }, timeout);
+        expect(guest.result.stdout).toBe("True\n");
+        expect(guest.probe.counts.size).toBe(50);
+        expect([...guest.probe.counts.values()].every((times) => times === 1)).toBe(true);
+        expect(guest.dispatcher.toolCallsMade).toBe(50);
+      },
+      timeout,
+    );
   });
 }

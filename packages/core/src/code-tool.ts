@@ -74,7 +74,10 @@ export function describeCodeTool(tools: readonly ToolDefinition[], limits: Execu
   if (tools.length === 0) {
     lines.push("No tools are available in this environment; the script runs plain Python.");
   } else {
-    const example = tools.slice(0, 2).map((tool) => tool.name).join(", ");
+    const example = tools
+      .slice(0, 2)
+      .map((tool) => tool.name)
+      .join(", ");
     lines.push(`Import the tools with \`from ${moduleName} import ${example}${tools.length > 2 ? ", ..." : ""}\`. Available:`);
     for (const signature of describePythonSignatures(tools)) lines.push(`  ${signature}`);
     lines.push(

@@ -63,7 +63,15 @@ export { openTransport, pickTransport, supportingTransports, type OpenedTranspor
 export { DEFAULT_LIMITS, MAX_DURATION_MS, resolveLimits, type ExecutionLimits } from "./execute/limits.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { isCommandNotFound, missingInterpreterMessage, type ExecuteCodeResult, type ExecuteCodeStatus } from "./execute/result.js";
-export { scrubEnv, looksSecret, SAFE_ENV_NAMES, SAFE_ENV_PREFIXES, SECRET_NAME_MARKERS, type EnvPolicy, type ScrubbedEnv } from "./execute/env-policy.js";
+export {
+  scrubEnv,
+  looksSecret,
+  SAFE_ENV_NAMES,
+  SAFE_ENV_PREFIXES,
+  SECRET_NAME_MARKERS,
+  type EnvPolicy,
+  type ScrubbedEnv,
+} from "./execute/env-policy.js";
 export { readHostEnv } from "./execute/host-env.js";
 export { createCapture, OutputCapture, type ByteCapture, type CapturedOutput, type OutputCaptureOptions } from "./execute/output-capture.js";
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
@@ -98,6 +106,13 @@ export {
   type RemoteCommand,
   type RemoteCommandOptions,
 } from "./remote/remote-command.js";
-export { RemoteExecutor, RemoteProcess, type ExecChannel, type ExecRequest, type RemoteExecutorOptions, type StartExec } from "./remote/remote-executor.js";
+export {
+  RemoteExecutor,
+  RemoteProcess,
+  type ExecChannel,
+  type ExecRequest,
+  type RemoteExecutorOptions,
+  type StartExec,
+} from "./remote/remote-executor.js";
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
 export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type ReadAt } from "./files/bounded-read.js";

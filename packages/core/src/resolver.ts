@@ -98,7 +98,10 @@ export async function resolveTransports(
   return out;
 }
 
-async function loadTransport(name: string, options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> }): Promise<Transport> {
+async function loadTransport(
+  name: string,
+  options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> },
+): Promise<Transport> {
   const specifier = packageFor("transport", name, TRANSPORT_PACKAGES);
   const module = await loadPlugin(specifier, "transport", name, options.importModule);
   const create = (module as { createTransport?: unknown }).createTransport;
@@ -114,9 +117,13 @@ function packageFor(kind: "backend" | "transport", name: string, known: Readonly
   if (specifier) return specifier;
   const code = kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT";
   const choices = Object.keys(known).join(", ");
-  throw new CodecallError(code, `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`, {
-    details: { name },
-  });
+  throw new CodecallError(
+    code,
+    `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
+    {
+      details: { name },
+    },
+  );
 }
 
 async function loadPlugin(specifier: string, kind: string, name: string, importModule = defaultImporter): Promise<unknown> {
@@ -140,6 +147,7 @@ async function loadPlugin(specifier: string, kind: string, name: string, importM
 function isModuleNotFound(error: unknown, specifier: string): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const message = errorMessage(error);
-  const notFound = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || /Cannot find (module|package)|Module not found|not found/i.test(message);
+  const notFound =
+    code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" || /Cannot find (module|package)|Module not found|not found/i.test(message);
   return notFound && message.includes(specifier);
 }

@@ -32,7 +32,9 @@ describe("readBounded", () => {
   it("stops after maxBytes + 1 bytes of a source that never ends, whatever the hint says", async () => {
     for (const sizeHint of [undefined, 0, 10]) {
       const endless = source(undefined, 4096);
-      const error = await readBounded(endless.read, { path: "/dev/zero", maxBytes: 100_000, ...(sizeHint === undefined ? {} : { sizeHint }) }).catch((caught: unknown) => caught);
+      const error = await readBounded(endless.read, { path: "/dev/zero", maxBytes: 100_000, ...(sizeHint === undefined ? {} : { sizeHint }) }).catch(
+        (caught: unknown) => caught,
+      );
       expect(CodecallError.isInstance(error, "FILE_TOO_LARGE")).toBe(true);
       expect((error as CodecallError).details).toEqual({ path: "/dev/zero", limit: 100_000 });
       expect(endless.given()).toBe(100_001);

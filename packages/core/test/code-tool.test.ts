@@ -17,7 +17,12 @@ const tool = (name: string, description: string, properties: Record<string, JSON
 /** Never used: describing the tool does not touch the transport. */
 const transport = { id: "none" } as unknown as Transport;
 
-const terminal = tool("terminal", "Runs a shell command. Output is captured.", { command: { type: "string" }, timeout: { type: "integer", default: 60 } }, ["command"]);
+const terminal = tool(
+  "terminal",
+  "Runs a shell command. Output is captured.",
+  { command: { type: "string" }, timeout: { type: "integer", default: 60 } },
+  ["command"],
+);
 const readFile = tool("read_file", "Reads a file.", { path: { type: "string" } }, ["path"]);
 const webSearch = tool("web_search", "Searches the web.", { query: { type: "string" } }, ["query"]);
 
@@ -52,7 +57,12 @@ describe("describeCodeTool", () => {
 
 describe("createCodeTool", () => {
   it("builds an execute_code tool that takes code and describes only the allowed tools", () => {
-    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [readFile, webSearch, terminal], allowedTools: ["web_search"] });
+    const codeTool = createCodeTool({
+      environment: fakeEnvironment,
+      transport,
+      tools: [readFile, webSearch, terminal],
+      allowedTools: ["web_search"],
+    });
     expect(codeTool.name).toBe("execute_code");
     expect(codeTool.parameters).toMatchObject({ type: "object", required: ["code"], additionalProperties: false });
     expect(codeTool.description).toContain("web_search(query: str)");
@@ -61,7 +71,14 @@ describe("createCodeTool", () => {
   });
 
   it("takes a custom name, module name and limits", () => {
-    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [], name: "run_python", moduleName: "host", limits: { maxToolCalls: 3 } });
+    const codeTool = createCodeTool({
+      environment: fakeEnvironment,
+      transport,
+      tools: [],
+      name: "run_python",
+      moduleName: "host",
+      limits: { maxToolCalls: 3 },
+    });
     expect(codeTool.name).toBe("run_python");
     expect((codeTool.parameters.properties?.code as { description: string }).description).toContain("from host import ...");
     expect(codeTool.description).toContain("max 3 tool calls per script.");

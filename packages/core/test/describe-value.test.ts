@@ -3,7 +3,9 @@ import { describeValue } from "../src/text/describe-value.js";
 
 describe("describeValue", () => {
   it("writes JSON-like text for plain data", () => {
-    expect(describeValue({ text: "hi", n: 1.5, ok: true, none: null, list: [1, "two"] })).toBe('{"text":"hi","n":1.5,"ok":true,"none":null,"list":[1,"two"]}');
+    expect(describeValue({ text: "hi", n: 1.5, ok: true, none: null, list: [1, "two"] })).toBe(
+      '{"text":"hi","n":1.5,"ok":true,"none":null,"list":[1,"two"]}',
+    );
     expect(describeValue(undefined)).toBe("undefined");
     expect(describeValue(Number.NaN)).toBe("NaN");
     expect(describeValue(7n)).toBe("7n");
@@ -40,7 +42,15 @@ describe("describeValue", () => {
     const trap = new Proxy([], { get: boom, ownKeys: boom, getPrototypeOf: boom, getOwnPropertyDescriptor: boom });
     expect(describeValue(trap)).toBe("[]");
     expect(describeValue(new Proxy({}, { ownKeys: boom }))).toBe("[unreadable object]");
-    expect(describeValue({ toJSON: boom, toString: boom, get value() { return boom(); } })).toBe('{"toJSON":[Function boom],"toString":[Function boom],"value":[unreadable]}');
+    expect(
+      describeValue({
+        toJSON: boom,
+        toString: boom,
+        get value() {
+          return boom();
+        },
+      }),
+    ).toBe('{"toJSON":[Function boom],"toString":[Function boom],"value":[unreadable]}');
     expect(describeValue(Object.create(null))).toBe("{}");
     expect(describeValue(new Proxy(() => 1, { get: boom }))).toBe("[Function]");
   });

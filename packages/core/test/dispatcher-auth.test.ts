@@ -98,6 +98,6 @@ describe("RpcConnection: hello", () => {
     const connection = makeDispatcher().createConnection();
     expect((await send(connection, "not json")).error?.code).toBe(-32700);
     expect((await send(connection, "[]")).error?.code).toBe(-32600);
-    expect((await send(connection, '{"jsonrpc":"2.0","id":1.5,"method":"hello"}'))).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await send(connection, '{"jsonrpc":"2.0","id":1.5,"method":"hello"}')).toMatchObject({ id: null, error: { code: -32600 } });
   });
 });

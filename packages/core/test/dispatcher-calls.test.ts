@@ -63,7 +63,11 @@ describe("RpcDispatcher: tools/call", () => {
     expect(response.error).toEqual({ code: -32602, message: "tools/call needs params.name, the tool name" });
   });
 
-  it.each([["an array", [1]], ["a string", "x"], ["a number", 0]])("refuses arguments that are %s", async (_, args) => {
+  it.each([
+    ["an array", [1]],
+    ["a string", "x"],
+    ["a number", 0],
+  ])("refuses arguments that are %s", async (_, args) => {
     const response = await send(await openConnection(makeDispatcher()), frame(5, "tools/call", { name: "echo", arguments: args }));
     expect(response.error).toEqual({ code: -32602, message: "Invalid arguments: arguments must be an object" });
   });

@@ -3,7 +3,12 @@ import type { ToolCallEvent } from "../src/rpc/dispatcher.js";
 import type { ToolDefinition } from "../src/tool.js";
 import { call, deferred, makeDispatcher, openConnection, send } from "./support/rpc.js";
 
-const tool = (name: string, execute: ToolDefinition["execute"]): ToolDefinition => ({ name, description: name, parameters: { type: "object" }, execute });
+const tool = (name: string, execute: ToolDefinition["execute"]): ToolDefinition => ({
+  name,
+  description: name,
+  parameters: { type: "object" },
+  execute,
+});
 const nested = (levels: number, leaf: unknown = 0): unknown => {
   let value = leaf;
   for (let level = 0; level < levels; level += 1) value = [value];
@@ -25,7 +30,9 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
       expect(response.error?.message).toMatch(/64[- ]level/);
     }
     const custom = await openConnection(makeDispatcher({ tools: [build], maxJsonDepth: 10 }));
-    expect((await send(custom, call(3, "build", { levels: 11 }))).error?.message).toBe("build returned a result that is nested deeper than the 10-level limit of tool results");
+    expect((await send(custom, call(3, "build", { levels: 11 }))).error?.message).toBe(
+      "build returned a result that is nested deeper than the 10-level limit of tool results",
+    );
     expect((await send(custom, call(4, "build", { levels: 10 }))).result).toEqual(nested(10));
   });
 
@@ -43,17 +50,16 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], onToolCall: (event) => events.push(event) }));
     const deep = `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"take","arguments":{"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`;
     const response = await send(connection, deep);
-    expect(response).toMatchObject({ id: 77, error: { code: -32600, message: "Request nested too deeply: arguments may nest at most 64 levels of arrays/objects" } });
+    expect(response).toMatchObject({
+      id: 77,
+      error: { code: -32600, message: "Request nested too deeply: arguments may nest at most 64 levels of arrays/objects" },
+    });
     expect(events).toEqual([]);
     expect((await send(connection, call(78, "take", { payload: nested(63) }))).result).toBe("ran");
   });
 
   it("answers every call whatever the progress callback does with the deepest arguments it may see", async () => {
-    const outcomes = [
-      (event: ToolCallEvent) => JSON.stringify(event),
-      () => boom(),
-      async () => boom(),
-    ];
+    const outcomes = [(event: ToolCallEvent) => JSON.stringify(event), () => boom(), async () => boom()];
     for (const onToolCall of outcomes) {
       const connection = await openConnection(makeDispatcher({ tools: [tool("take", () => "ran")], maxJsonDepth: 1_000_000, onToolCall }));
       // Deeper arguments never reach the callback: validation refuses them (see the test above).
@@ -64,10 +70,34 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
   });
 
   it.each<[string, () => unknown, string | RegExp]>([
-    ["an Error whose message getter throws", () => { throw Object.defineProperty(new Error(), "message", { get: boom }); }, "an error that cannot be read (reading its message threw)"],
-    ["a Proxy whose traps throw", () => { throw new Proxy({}, { getPrototypeOf: boom, get: boom, ownKeys: boom }); }, "an error that cannot be read (reading its message threw)"],
-    ["a non-Error object", () => { throw { reason: "quota" }; }, '{"reason":"quota"}'],
-    ["a huge message", () => { throw new Error("m".repeat(1_000_000)); }, /^m{16384}… \(983616 more characters\)$/],
+    [
+      "an Error whose message getter throws",
+      () => {
+        throw Object.defineProperty(new Error(), "message", { get: boom });
+      },
+      "an error that cannot be read (reading its message threw)",
+    ],
+    [
+      "a Proxy whose traps throw",
+      () => {
+        throw new Proxy({}, { getPrototypeOf: boom, get: boom, ownKeys: boom });
+      },
+      "an error that cannot be read (reading its message threw)",
+    ],
+    [
+      "a non-Error object",
+      () => {
+        throw { reason: "quota" };
+      },
+      '{"reason":"quota"}',
+    ],
+    [
+      "a huge message",
+      () => {
+        throw new Error("m".repeat(1_000_000));
+      },
+      /^m{16384}… \(983616 more characters\)$/,
+    ],
   ])("turns a tool that throws %s into an error answer", async (_, execute, message) => {
     const events: ToolCallEvent[] = [];
     const connection = await openConnection(makeDispatcher({ tools: [tool("odd", execute)], onToolCall: (event) => events.push(event) }));
@@ -84,9 +114,21 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     ["a throwing getter", () => Object.defineProperty({}, "x", { get: boom, enumerable: true }), /^bad returned a result that is not JSON: boom$/],
     // Awaiting it reads `then`, so the trap throws even before the encoder runs.
     ["a Proxy whose traps throw", () => new Proxy({}, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }), /^boom$/],
-    ["a thenable whose then getter throws", () => ({ get then() { return boom(); } }), /^boom$/],
+    [
+      "a thenable whose then getter throws",
+      () => ({
+        get then() {
+          return boom();
+        },
+      }),
+      /^boom$/,
+    ],
     ["a BigInt", () => 1n, /^bad returned a result that is not JSON: .*BigInt/],
-    ["100 000 levels", () => nested(100_000), /^bad returned a result that is not JSON: .*\(results are limited to 64 levels of nesting and a 16777216-byte frame\)$/],
+    [
+      "100 000 levels",
+      () => nested(100_000),
+      /^bad returned a result that is not JSON: .*\(results are limited to 64 levels of nesting and a 16777216-byte frame\)$/,
+    ],
   ])("turns a result with %s into an error answer", async (_, execute, message) => {
     const connection = await openConnection(makeDispatcher({ tools: [tool("bad", execute)] }));
     const response = await send(connection, call(6, "bad", {}));

@@ -50,9 +50,15 @@ describe("RpcDispatcher: argument validation", () => {
   it("answers arguments nested 100 000 levels deep with an error, and keeps serving", async () => {
     const connection = await openConnection(makeDispatcher({ tools: [createIssue] }));
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    const response = await send(connection, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_issue","arguments":{"title":"x","labels":${deep}}}}`);
+    const response = await send(
+      connection,
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_issue","arguments":{"title":"x","labels":${deep}}}}`,
+    );
     // Refused before parsing, by the dispatcher's depth limit (one limit with validation's).
-    expect(response).toMatchObject({ id: 3, error: { message: "Request nested too deeply: arguments may nest at most 64 levels of arrays/objects" } });
+    expect(response).toMatchObject({
+      id: 3,
+      error: { message: "Request nested too deeply: arguments may nest at most 64 levels of arrays/objects" },
+    });
     expect((await send(connection, frame(4, "tools/call", { name: "create_issue", arguments: { title: "ok" } }))).result).toBe("created");
   });
 });

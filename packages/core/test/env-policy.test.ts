@@ -104,16 +104,31 @@ describe("scrubEnv", () => {
 });
 
 describe("looksSecret", () => {
-  it.each(["OPENAI_API_KEY", "github_token", "DB_PASSWORD", "MY_PASSWD", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "GOOGLE_CREDENTIALS", "AUTH_HEADER", "SESSION_ID", "PRIVATE_PEM", "AWS_SECRET_ACCESS_KEY", "COOKIE_JAR", "GH_CREDS", "BEARER"])(
-    "flags %s",
-    (name) => expect(looksSecret(name)).toBe(true),
-  );
+  it.each([
+    "OPENAI_API_KEY",
+    "github_token",
+    "DB_PASSWORD",
+    "MY_PASSWD",
+    "SENTRY_DSN",
+    "SLACK_WEBHOOK_URL",
+    "GOOGLE_CREDENTIALS",
+    "AUTH_HEADER",
+    "SESSION_ID",
+    "PRIVATE_PEM",
+    "AWS_SECRET_ACCESS_KEY",
+    "COOKIE_JAR",
+    "GH_CREDS",
+    "BEARER",
+  ])("flags %s", (name) => expect(looksSecret(name)).toBe(true));
 
   it.each(["PASS", "DB_PASS", "smtp_pass", "REDIS_PASS_FILE", "PASS_PHRASE", "GPG_PASSPHRASE"])("flags %s (PASS as a word)", (name) => {
     expect(looksSecret(name)).toBe(true);
   });
 
-  it.each(["PATH", "HOME", "LANG", "PYTHONPATH", "TERM", "DATABASE_URL", "EDITOR", "COMPASS_DIR", "PASSENGER_COUNT", "BYPASS"])("does not flag %s", (name) => {
-    expect(looksSecret(name)).toBe(false);
-  });
+  it.each(["PATH", "HOME", "LANG", "PYTHONPATH", "TERM", "DATABASE_URL", "EDITOR", "COMPASS_DIR", "PASSENGER_COUNT", "BYPASS"])(
+    "does not flag %s",
+    (name) => {
+      expect(looksSecret(name)).toBe(false);
+    },
+  );
 });

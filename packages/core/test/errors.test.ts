@@ -67,15 +67,31 @@ describe("errorMessage", () => {
     throw new Error("boom");
   };
   const hostile: [string, unknown, string | RegExp][] = [
-    ["an Error whose message getter throws", Object.defineProperty(new Error(), "message", { get: throwing }), "an error that cannot be read (reading its message threw)"],
-    ["a Proxy whose every trap throws", new Proxy({}, { getPrototypeOf: throwing, get: throwing, ownKeys: throwing, has: throwing }), "an error that cannot be read (reading its message threw)"],
+    [
+      "an Error whose message getter throws",
+      Object.defineProperty(new Error(), "message", { get: throwing }),
+      "an error that cannot be read (reading its message threw)",
+    ],
+    [
+      "a Proxy whose every trap throws",
+      new Proxy({}, { getPrototypeOf: throwing, get: throwing, ownKeys: throwing, has: throwing }),
+      "an error that cannot be read (reading its message threw)",
+    ],
     ["a Proxy of an Error", new Proxy(new Error("inner"), {}), "inner"],
-    ["an object with throwing toString and toJSON", { toString: throwing, toJSON: throwing, code: 7 }, /^\{"toString":\[Function.*\],"toJSON":\[Function.*\],"code":7\}$/],
+    [
+      "an object with throwing toString and toJSON",
+      { toString: throwing, toJSON: throwing, code: 7 },
+      /^\{"toString":\[Function.*\],"toJSON":\[Function.*\],"code":7\}$/,
+    ],
     ["an object with a throwing getter", Object.defineProperty({ a: 1 }, "b", { get: throwing, enumerable: true }), '{"a":1,"b":[unreadable]}'],
     ["a null-prototype object", Object.assign(Object.create(null), { reason: "x" }), '{"reason":"x"}'],
     ["a Symbol", Symbol("why"), "Symbol(why)"],
     ["a BigInt", 12n, "12"],
-    ["a function with a throwing toString", Object.assign(() => 1, { toString: throwing }), "an error that cannot be read (reading its message threw)"],
+    [
+      "a function with a throwing toString",
+      Object.assign(() => 1, { toString: throwing }),
+      "an error that cannot be read (reading its message threw)",
+    ],
     ["an Error whose message is not a string", Object.assign(new Error(), { message: { code: 1 } }), '{"code":1}'],
   ];
   it.each(hostile)("never throws for %s", (_, value, expected) => {

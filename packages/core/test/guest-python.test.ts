@@ -14,13 +14,17 @@ const modules = readdirSync(testDir)
   .map((name) => name.slice(0, -".py".length));
 
 describe("the Python guest runtime, run by python3", () => {
-  it.each(modules)("%s", (module) => {
-    const run = spawnSync("python3", ["-B", "-m", "unittest", module], {
-      cwd: testDir,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH, PYTHONPATH: runtimeDir, PYTHONDONTWRITEBYTECODE: "1" },
-      timeout: 120_000,
-    });
-    expect(run.status, run.stderr || run.error?.message).toBe(0);
-  }, 120_000);
+  it.each(modules)(
+    "%s",
+    (module) => {
+      const run = spawnSync("python3", ["-B", "-m", "unittest", module], {
+        cwd: testDir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, PYTHONPATH: runtimeDir, PYTHONDONTWRITEBYTECODE: "1" },
+        timeout: 120_000,
+      });
+      expect(run.status, run.stderr || run.error?.message).toBe(0);
+    },
+    120_000,
+  );
 });

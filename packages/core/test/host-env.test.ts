@@ -15,7 +15,13 @@ describe("readHostEnv", () => {
     vi.stubGlobal("process", undefined);
     vi.stubGlobal("Deno", { env: { toObject: () => ({ FROM_DENO: "1" }) } });
     expect(readHostEnv()).toEqual({ FROM_DENO: "1" });
-    vi.stubGlobal("Deno", { env: { toObject: () => { throw new Error("Requires env access"); } } });
+    vi.stubGlobal("Deno", {
+      env: {
+        toObject: () => {
+          throw new Error("Requires env access");
+        },
+      },
+    });
     expect(readHostEnv()).toEqual({});
     vi.stubGlobal("Deno", undefined);
     expect(readHostEnv()).toEqual({});

@@ -110,7 +110,9 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
       { name: "script.py", data: "print('ran')\n" },
     ]);
     expect(run).toMatchObject({ status: 1, stdout: "" });
-    expect(run.stderr).toBe(`codecall: cannot unpack the run's files from ${path.join(dir, "run.zip")}: an entry it cannot unpack: '../escaped.py'\n`);
+    expect(run.stderr).toBe(
+      `codecall: cannot unpack the run's files from ${path.join(dir, "run.zip")}: an entry it cannot unpack: '../escaped.py'\n`,
+    );
     expect(await readdir(path.dirname(dir))).not.toContain("escaped.py");
   }, 30_000);
 

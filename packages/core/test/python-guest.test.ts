@@ -37,21 +37,26 @@ describe("pythonGuestFiles", () => {
     const run = spawnSync("python3", ["-B", "-S", "script.py"], { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH } });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/codecall\.py", line \d+, in echo\n\s+return _codecall_call\("echo", \{"text": text\}\)\n/);
-    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe("codecall.ToolError: echo: CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run");
-  });
-
-  it.each(["_codecall_protocol", "_codecall_calls", "_codecall_client", "script"])("refuses the module name %s, which the run's files take", (moduleName) => {
-    let caught: unknown;
-    try {
-      pythonGuestFiles({ tools: [], clientSource: "", moduleName });
-    } catch (error) {
-      caught = error;
-    }
-    expect(CodecallError.isInstance(caught, "INVALID_OPTIONS")).toBe(true);
-    expect((caught as Error).message).toBe(
-      `moduleName "${moduleName}" is taken by the run's own files (_codecall_protocol, _codecall_calls, _codecall_client, script)`,
+    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe(
+      "codecall.ToolError: echo: CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run",
     );
   });
+
+  it.each(["_codecall_protocol", "_codecall_calls", "_codecall_client", "script"])(
+    "refuses the module name %s, which the run's files take",
+    (moduleName) => {
+      let caught: unknown;
+      try {
+        pythonGuestFiles({ tools: [], clientSource: "", moduleName });
+      } catch (error) {
+        caught = error;
+      }
+      expect(CodecallError.isInstance(caught, "INVALID_OPTIONS")).toBe(true);
+      expect((caught as Error).message).toBe(
+        `moduleName "${moduleName}" is taken by the run's own files (_codecall_protocol, _codecall_calls, _codecall_client, script)`,
+      );
+    },
+  );
 
   it("refuses a module name Python cannot import", () => {
     expect(() => pythonGuestFiles({ tools: [], clientSource: "", moduleName: "my-tools" })).toThrow(/moduleName must be an ASCII Python identifier/);

@@ -32,7 +32,7 @@ const readFile = tool({
 
 const search = tool({
   name: "search",
-  description: "Searches files with a regex like \\d+ \"\"\"",
+  description: 'Searches files with a regex like \\d+ """',
   parameters: {
     type: "object",
     properties: {
@@ -301,10 +301,7 @@ describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
       name: "move",
       description: "",
       parameters: {
-        allOf: [
-          { type: "object", properties: { from: { type: "string" } }, required: ["from"] },
-          { $ref: "#/$defs/target" },
-        ],
+        allOf: [{ type: "object", properties: { from: { type: "string" } }, required: ["from"] }, { $ref: "#/$defs/target" }],
         $defs: { target: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } },
       },
     });

@@ -3,7 +3,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isMissingCwdFailure, remoteCommand, remoteKillCommand, WRAPPER_FAILURE_EXIT_CODE, type RemoteCommandOptions } from "../src/remote/remote-command.js";
+import {
+  isMissingCwdFailure,
+  remoteCommand,
+  remoteKillCommand,
+  WRAPPER_FAILURE_EXIT_CODE,
+  type RemoteCommandOptions,
+} from "../src/remote/remote-command.js";
 import { processGone } from "./support/process-gone.js";
 
 interface Ran {

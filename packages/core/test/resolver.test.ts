@@ -10,7 +10,12 @@ function notFound(specifier: string): Error {
   });
 }
 
-const fakeTransport = (id: string): Transport => ({ id, supports: () => true, open: async () => ({ guestEnv: {}, close: async () => {} }), guestClient: () => "" });
+const fakeTransport = (id: string): Transport => ({
+  id,
+  supports: () => true,
+  open: async () => ({ guestEnv: {}, close: async () => {} }),
+  guestClient: () => "",
+});
 
 /** An importer that knows only the given modules; anything else is "not installed". */
 function importer(modules: Record<string, unknown>, seen: string[] = []): ModuleImporter {
@@ -48,7 +53,10 @@ describe("resolveEnvironment", () => {
 
   it("loads a third-party backend given as a module specifier", async () => {
     const seen: string[] = [];
-    const importModule = importer({ "@acme/backend": { createEnvironment: () => fakeEnvironment }, "./local-backend.js": { createEnvironment: () => fakeEnvironment } }, seen);
+    const importModule = importer(
+      { "@acme/backend": { createEnvironment: () => fakeEnvironment }, "./local-backend.js": { createEnvironment: () => fakeEnvironment } },
+      seen,
+    );
     expect(await resolveEnvironment("@acme/backend", { importModule })).toBe(fakeEnvironment);
     expect(await resolveEnvironment("./local-backend.js", { importModule })).toBe(fakeEnvironment);
     expect(seen).toEqual(["@acme/backend", "./local-backend.js"]);
@@ -57,7 +65,9 @@ describe("resolveEnvironment", () => {
   it("refuses an unknown backend name, listing the choices", async () => {
     const error = await rejection(resolveEnvironment("kubernetes", { importModule: importer({}) }));
     expect(error.code).toBe("UNKNOWN_BACKEND");
-    expect(error.message).toBe('Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)');
+    expect(error.message).toBe(
+      'Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)',
+    );
     expect(error.details).toEqual({ name: "kubernetes" });
   });
 

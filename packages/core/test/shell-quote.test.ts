@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { assertEnvName, shellExports, shellQuote } from "../src/text/shell-quote.js";
 
-const sh = (script: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH }) =>
-  execFileSync("sh", ["-c", script], { encoding: "utf8", env });
+const sh = (script: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH }) => execFileSync("sh", ["-c", script], { encoding: "utf8", env });
 
 const WEIRD = [
   "",

@@ -62,7 +62,15 @@ describe("storedZip", () => {
     expect(readWithPython(storedZip([]))).toEqual({ bad: null, files: {} });
   });
 
-  it.each([[[{ name: "", data: "" }]], [[{ name: "a", data: "1" }, { name: "a", data: "2" }]]])("refuses an empty or repeated name", (entries) => {
+  it.each([
+    [[{ name: "", data: "" }]],
+    [
+      [
+        { name: "a", data: "1" },
+        { name: "a", data: "2" },
+      ],
+    ],
+  ])("refuses an empty or repeated name", (entries) => {
     expect(() => storedZip(entries)).toThrow(CodecallError);
     expect(() => storedZip(entries)).toThrow(/Zip entry names must be non-empty and distinct/);
   });

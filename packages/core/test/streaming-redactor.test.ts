@@ -71,7 +71,10 @@ describe("StreamingRedactor", () => {
     ["a bearer token after a line break", "Bearer\n  abcdefghijklmnopqrstuv done"],
     ["a password in a URL", "db postgres://app:hunter2hunter2@db.internal:5432/prod ok"],
     ["a private key block", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd==\n-----END RSA PRIVATE KEY-----\ntail"],
-    ["a certificate (not a secret) before a key", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nabc def\n-----END PRIVATE KEY-----"],
+    [
+      "a certificate (not a secret) before a key",
+      "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\nabc def\n-----END PRIVATE KEY-----",
+    ],
   ])("masks %s split at every chunk boundary", (_, text) => {
     const expected = redactSecrets(text);
     expect(expected).not.toBe(text);
@@ -114,14 +117,37 @@ describe("StreamingRedactor", () => {
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
     const secrets = [SECRET, "with space inside 1234", "short-ab"];
     const pieces = [
-      ...secrets, ...TOKENS, "hunter2-co", "sk-", "ghp_abc", "Bearer ", "Bearer\n", "bearer abc.def/ghi=",
-      "https://u:p4ssw0rd-long@host/x", "https://u:", "-----BEGIN PRIVATE KEY-----\nAAA\nBBB\n-----END PRIVATE KEY-----",
-      "-----BEGIN ", "word", "x", " ", "  ", "\n", "\t", "(", "\"", "=", ":", "@", "/", "é", "日本",
+      ...secrets,
+      ...TOKENS,
+      "hunter2-co",
+      "sk-",
+      "ghp_abc",
+      "Bearer ",
+      "Bearer\n",
+      "bearer abc.def/ghi=",
+      "https://u:p4ssw0rd-long@host/x",
+      "https://u:",
+      "-----BEGIN PRIVATE KEY-----\nAAA\nBBB\n-----END PRIVATE KEY-----",
+      "-----BEGIN ",
+      "word",
+      "x",
+      " ",
+      "  ",
+      "\n",
+      "\t",
+      "(",
+      '"',
+      "=",
+      ":",
+      "@",
+      "/",
+      "é",
+      "日本",
     ];
     for (let round = 0; round < 400; round += 1) {
       const text = Array.from({ length: 1 + Math.floor(random() * 30) }, () => pick(pieces)).join("");
       const chunks: string[] = [];
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const size = 1 + Math.floor(random() * 12);
         chunks.push(text.slice(at, at + size));
         at += size;

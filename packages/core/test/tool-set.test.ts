@@ -13,7 +13,12 @@ import { checkToolSet } from "../src/tool-set.js";
 import type { ToolDefinition } from "../src/tool.js";
 import type { Transport } from "../src/transport.js";
 
-const tool = (name: string, parameters: JSONSchema = { type: "object" }): ToolDefinition => ({ name, description: "", parameters, execute: () => null });
+const tool = (name: string, parameters: JSONSchema = { type: "object" }): ToolDefinition => ({
+  name,
+  description: "",
+  parameters,
+  execute: () => null,
+});
 
 /** An environment and a transport that count every use: a refused tool set must not touch them. */
 function recorder() {
@@ -49,7 +54,28 @@ async function refusal(run: () => unknown): Promise<CodecallError> {
   throw new Error("was not refused");
 }
 
-const BAD_NAMES = ["get-issue", "class", "import", "None", "lambda", "1st", "", "with space", "_private", "__init__", "ToolError", "call_tool", "call_tool_async", "annotations", "len", "print", "open", "Exception", "café", "ﬁle"];
+const BAD_NAMES = [
+  "get-issue",
+  "class",
+  "import",
+  "None",
+  "lambda",
+  "1st",
+  "",
+  "with space",
+  "_private",
+  "__init__",
+  "ToolError",
+  "call_tool",
+  "call_tool_async",
+  "annotations",
+  "len",
+  "print",
+  "open",
+  "Exception",
+  "café",
+  "ﬁle",
+];
 
 describe("tool names a script cannot import", () => {
   it.each(BAD_NAMES)("createCodeTool refuses %j with the name and the rule", async (name) => {
@@ -75,16 +101,24 @@ describe("tool names a script cannot import", () => {
 
   it("refuses what would break the module although each name is fine: x beside x_async, colliding parameters", async () => {
     const { environment, transport, used } = recorder();
-    await expect(refusal(() => createCodeTool({ environment, transport, tools: [tool("fetch"), tool("fetch_async")] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    await expect(refusal(() => createCodeTool({ environment, transport, tools: [tool("fetch"), tool("fetch_async")] }))).resolves.toMatchObject({
+      code: "INVALID_TOOL",
+    });
     const clash = tool("clash", { type: "object", properties: { from: {}, from_: {} } });
-    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [clash] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [clash] }))).resolves.toMatchObject({
+      code: "INVALID_TOOL",
+    });
     expect(used).toEqual([]);
   });
 
   it("refuses a module name Python cannot import, in createCodeTool as in executeCode", async () => {
     const { environment, transport, used } = recorder();
-    await expect(refusal(() => createCodeTool({ environment, transport, moduleName: "my-tools" }))).resolves.toMatchObject({ code: "INVALID_OPTIONS" });
-    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, moduleName: "class" }))).resolves.toMatchObject({ code: "INVALID_OPTIONS" });
+    await expect(refusal(() => createCodeTool({ environment, transport, moduleName: "my-tools" }))).resolves.toMatchObject({
+      code: "INVALID_OPTIONS",
+    });
+    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, moduleName: "class" }))).resolves.toMatchObject({
+      code: "INVALID_OPTIONS",
+    });
     expect(used).toEqual([]);
   });
 });
@@ -95,12 +129,32 @@ describe("tool schemas the validator could not enforce", () => {
 
   it.each<[string, JSONSchema, RegExp]>([
     ["a misspelt type", { type: "object", properties: { n: { type: "strin" as never } } }, /'properties\.n\.type'/],
-    ["a minimum given as a string", { type: "object", properties: { n: { type: "integer", minimum: "3" as never } } }, /'properties\.n\.minimum' must be a number/],
+    [
+      "a minimum given as a string",
+      { type: "object", properties: { n: { type: "integer", minimum: "3" as never } } },
+      /'properties\.n\.minimum' must be a number/,
+    ],
     ["required given as a string", { type: "object", required: "path" as never }, /'required' must be an array/],
-    ["a pattern that is not a regular expression", { type: "object", properties: { s: { type: "string", pattern: "(" } } }, /'properties\.s\.pattern' must be a valid regex/],
-    ["a remote $ref", { type: "object", properties: { s: { $ref: "https://example.com/schemas/s.json" } } }, /\$ref "https:\/\/example\.com\/schemas\/s\.json" does not resolve.*remote schemas are not fetched/],
-    ["a $ref to a missing $defs entry", { type: "object", properties: { s: { $ref: "#/$defs/missing" } }, $defs: {} }, /\$ref "#\/\$defs\/missing" does not resolve/],
-    ["$dynamicRef, which is not enforced", { type: "object", properties: { s: { $dynamicRef: "#node" } } }, /'properties\.s\.\$dynamicRef' is not allowed/],
+    [
+      "a pattern that is not a regular expression",
+      { type: "object", properties: { s: { type: "string", pattern: "(" } } },
+      /'properties\.s\.pattern' must be a valid regex/,
+    ],
+    [
+      "a remote $ref",
+      { type: "object", properties: { s: { $ref: "https://example.com/schemas/s.json" } } },
+      /\$ref "https:\/\/example\.com\/schemas\/s\.json" does not resolve.*remote schemas are not fetched/,
+    ],
+    [
+      "a $ref to a missing $defs entry",
+      { type: "object", properties: { s: { $ref: "#/$defs/missing" } }, $defs: {} },
+      /\$ref "#\/\$defs\/missing" does not resolve/,
+    ],
+    [
+      "$dynamicRef, which is not enforced",
+      { type: "object", properties: { s: { $dynamicRef: "#node" } } },
+      /'properties\.s\.\$dynamicRef' is not allowed/,
+    ],
     ["a schema nested 10 000 levels deep", deep, /nests deeper than 64 levels/],
     ["an array instead of a schema", [] as never, /must be a JSON Schema object, got an array/],
   ])("refuses %s when the tool set is built", async (_what, parameters, reason) => {
@@ -109,7 +163,9 @@ describe("tool schemas the validator could not enforce", () => {
     expect(error.code).toBe("INVALID_TOOL");
     expect(error.message).toMatch(/^Tool lookup: its parameters schema is refused: /);
     expect(error.message).toMatch(reason);
-    await expect(refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [tool("lookup", parameters)] }))).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    await expect(
+      refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [tool("lookup", parameters)] })),
+    ).resolves.toMatchObject({ code: "INVALID_TOOL" });
     expect(used).toEqual([]);
   });
 

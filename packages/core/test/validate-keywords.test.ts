@@ -12,7 +12,7 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   it("$ref into $defs (2020-12) and definitions (draft-07, zod-to-json-schema)", () => {
     const modern: JSONSchema = { $defs: { id: { type: "integer", minimum: 1 } }, ...args({ issue: { $ref: "#/$defs/id" } }) };
     expect(validate({ issue: 3 }, modern)).toEqual([]);
-    expect(validate({ issue: "3" }, modern)).toEqual(['\'issue\' must be an integer, got a string ("3")']);
+    expect(validate({ issue: "3" }, modern)).toEqual(["'issue' must be an integer, got a string (\"3\")"]);
     expect(validate({ issue: 0 }, modern)).toEqual(["'issue' must be >= 1"]);
 
     const draft7: JSONSchema = {
@@ -26,7 +26,10 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   });
 
   it("recursive $ref", () => {
-    const tree: JSONSchema = { $defs: { node: args({ name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }) }, $ref: "#/$defs/node" };
+    const tree: JSONSchema = {
+      $defs: { node: args({ name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }) },
+      $ref: "#/$defs/node",
+    };
     expect(validate({ name: "a", children: [{ name: "b", children: [] }] }, tree)).toEqual([]);
     expect(validate({ name: "a", children: [{ name: 2 }] }, tree)).toEqual(["'children[0].name' must be a string, got the integer 2"]);
   });
@@ -56,7 +59,11 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   });
 
   it("format", () => {
-    const schema = args({ when: { type: "string", format: "date-time" }, mail: { type: "string", format: "email" }, id: { type: "string", format: "uuid" } });
+    const schema = args({
+      when: { type: "string", format: "date-time" },
+      mail: { type: "string", format: "email" },
+      id: { type: "string", format: "uuid" },
+    });
     expect(validate({ when: "2024-01-02T03:04:05Z", mail: "a@b.org", id: "123e4567-e89b-12d3-a456-426614174000" }, schema)).toEqual([]);
     expect(validate({ when: "yesterday", mail: "nobody", id: "x" }, schema)).toEqual([
       "'when' must be a valid date-time",
@@ -87,7 +94,7 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   it("prefixItems (tuples) and items after them", () => {
     const schema = args({ point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false } });
     expect(validate({ point: [1, 2] }, schema)).toEqual([]);
-    expect(validate({ point: [1, "2"] }, schema)).toEqual(['\'point[1]\' must be a number, got a string ("2")']);
+    expect(validate({ point: [1, "2"] }, schema)).toEqual(["'point[1]' must be a number, got a string (\"2\")"]);
     expect(validate({ point: [1, 2, 3] }, schema)).toEqual(["'point[2]' is not allowed here"]);
   });
 
@@ -107,7 +114,9 @@ describe("validateAgainstSchema: every keyword is enforced", () => {
   });
 
   it("contains, propertyNames, unevaluatedProperties", () => {
-    expect(validate({ xs: [1, 2] }, args({ xs: { type: "array", contains: { const: 3 } } }))).toEqual(["'xs' must contain at least 1 item matching {\"const\":3}"]);
+    expect(validate({ xs: [1, 2] }, args({ xs: { type: "array", contains: { const: 3 } } }))).toEqual([
+      "'xs' must contain at least 1 item matching {\"const\":3}",
+    ]);
     expect(validate({ m: { Bad: 1 } }, args({ m: { type: "object", propertyNames: { pattern: "^[a-z]+$" } } }))).toHaveLength(1);
     const closed: JSONSchema = { allOf: [args({ a: { type: "string" } })], unevaluatedProperties: false };
     expect(validate({ a: "x" }, closed)).toEqual([]);
@@ -133,7 +142,10 @@ describe("validateAgainstSchema: hostile values", () => {
   it("answers a value nested 100 000 levels deep with a clear issue instead of overflowing the stack", () => {
     let deep: unknown = 1;
     for (let level = 0; level < 100_000; level += 1) deep = [deep];
-    const recursive: JSONSchema = { $defs: { any: { anyOf: [{ type: "number" }, { type: "array", items: { $ref: "#/$defs/any" } }] } }, ...args({ v: { $ref: "#/$defs/any" } }) };
+    const recursive: JSONSchema = {
+      $defs: { any: { anyOf: [{ type: "number" }, { type: "array", items: { $ref: "#/$defs/any" } }] } },
+      ...args({ v: { $ref: "#/$defs/any" } }),
+    };
     expect(validate({ v: deep }, recursive)).toEqual([expect.stringMatching(/^'v(\[0\])+' nests deeper than 64 levels$/)]);
     expect(validate({ v: deep }, args({ v: { type: "array", uniqueItems: true } }))).toHaveLength(1);
     const parsed = JSON.parse(`{"v":${"[".repeat(100_000)}${"]".repeat(100_000)}}`) as unknown;
@@ -143,7 +155,10 @@ describe("validateAgainstSchema: hostile values", () => {
   it("accepts nesting up to the bound through a recursive schema", () => {
     let value: unknown = 1;
     for (let level = 0; level < 60; level += 1) value = [value];
-    const recursive: JSONSchema = { $defs: { any: { anyOf: [{ type: "number" }, { type: "array", items: { $ref: "#/$defs/any" } }] } }, ...args({ v: { $ref: "#/$defs/any" } }) };
+    const recursive: JSONSchema = {
+      $defs: { any: { anyOf: [{ type: "number" }, { type: "array", items: { $ref: "#/$defs/any" } }] } },
+      ...args({ v: { $ref: "#/$defs/any" } }),
+    };
     expect(validate({ v: value }, recursive)).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ describe("validateAgainstSchema: types", () => {
     expect(validate({ count: 3, ratio: 0.5 }, schema)).toEqual([]);
     expect(validate({ count: 3, ratio: 2 }, schema)).toEqual([]);
     expect(validate({ count: 3.5 }, schema)).toEqual(["'count' must be an integer, got a number"]);
-    expect(validate({ count: "3" }, schema)).toEqual(['\'count\' must be an integer, got a string ("3")']);
+    expect(validate({ count: "3" }, schema)).toEqual(["'count' must be an integer, got a string (\"3\")"]);
   });
 
   it("rejects non-finite numbers", () => {
@@ -28,7 +28,7 @@ describe("validateAgainstSchema: types", () => {
     expect(validate({ x: null }, object({ x: { type: ["string", "null"] } }))).toEqual([]);
     expect(validate({ x: 1 }, object({ x: { type: ["string", "null"] } }))).toEqual(["'x' must be a string or a null, got the integer 1"]);
     expect(validate({ x: true }, object({ x: { type: "boolean" } }))).toEqual([]);
-    expect(validate({ x: "true" }, object({ x: { type: "boolean" } }))).toEqual(['\'x\' must be a boolean, got a string ("true")']);
+    expect(validate({ x: "true" }, object({ x: { type: "boolean" } }))).toEqual(["'x' must be a boolean, got a string (\"true\")"]);
     expect(validate({ x: [1] }, object({ x: { type: "object" } }))).toEqual(["'x' must be an object, got an array"]);
     expect(validate({ x: {} }, object({ x: { type: "array" } }))).toEqual(["'x' must be an array, got an object"]);
     expect(validate([], { type: "object" })).toEqual(["arguments must be an object, got an array"]);
@@ -65,7 +65,7 @@ describe("validateAgainstSchema: objects", () => {
   it("validates additional properties against a schema", () => {
     const schema: JSONSchema = { type: "object", additionalProperties: { type: "number" } };
     expect(validate({ a: 1, b: 2.5 }, schema)).toEqual([]);
-    expect(validate({ a: "x" }, schema)).toEqual(['\'a\' must be a number, got a string ("x")']);
+    expect(validate({ a: "x" }, schema)).toEqual(["'a' must be a number, got a string (\"x\")"]);
   });
 
   it("names nested paths in messages", () => {

@@ -126,7 +126,7 @@ function decodeStrict(bytes: Uint8Array, path: string): string {
 
 function notFound(path: string, oldString: string): Error {
   const hints = ["Read the file again with read_file and copy the exact text, including whitespace and indentation."];
-  if (/^\s*\d+\|/m.test(oldString)) hints.unshift("old_string seems to contain read_file's line-number prefixes (\"    12|\"); leave them out.");
+  if (/^\s*\d+\|/m.test(oldString)) hints.unshift('old_string seems to contain read_file\'s line-number prefixes ("    12|"); leave them out.');
   return new Error(`old_string not found in ${path}. ${hints.join(" ")}`);
 }
 

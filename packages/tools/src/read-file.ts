@@ -44,7 +44,7 @@ export function createReadFileTool(options: BuiltinToolsOptions = {}): BuiltinTo
   return {
     name: "read_file",
     description:
-      "Read a text file as numbered lines (\"     1|first line\"), `limit` lines from line `offset` (1-based). " +
+      'Read a text file as numbered lines ("     1|first line"), `limit` lines from line `offset` (1-based). ' +
       "The line-number prefix is not part of the file: leave it out when passing text to patch(). " +
       `Lines over ${limits.maxLineChars.toLocaleString("en-US")} characters are cut with a marker. ` +
       "When `truncated` is true, read on with offset=end_line+1. Binary files and files over " +

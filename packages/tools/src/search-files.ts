@@ -62,8 +62,8 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
   return {
     name: "search_files",
     description:
-      "Search file contents with a regular expression (target=\"content\", returns matching lines) or file " +
-      "names with a glob (target=\"files\", returns paths), recursively under path. Content patterns are " +
+      'Search file contents with a regular expression (target="content", returns matching lines) or file ' +
+      'names with a glob (target="files", returns paths), recursively under path. Content patterns are ' +
       "POSIX extended regular expressions like grep -E (\\d, \\s, \\w are accepted; escape literal . ( ) [ ] { } * + ? | ^ $). " +
       "Skips .git, .hg, .svn, node_modules and, for content, binary files. Results are paged with " +
       "limit/offset; `total` counts all of them.",
@@ -73,14 +73,19 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
         pattern: {
           type: "string",
           minLength: 1,
-          description: "Regex for content (e.g. \"def \\w+\\(\"), or a file-name glob for files (e.g. \"*.py\").",
+          description: 'Regex for content (e.g. "def \\w+\\("), or a file-name glob for files (e.g. "*.py").',
         },
-        target: { type: "string", enum: ["content", "files"], default: "content", description: "\"content\" searches inside files, \"files\" matches file names." },
+        target: {
+          type: "string",
+          enum: ["content", "files"],
+          default: "content",
+          description: '"content" searches inside files, "files" matches file names.',
+        },
         path: { type: "string", minLength: 1, default: ".", description: "File or directory to search (default: the working directory)." },
         file_glob: {
           type: "string",
           minLength: 1,
-          description: "Only files whose name matches this glob, e.g. \"*.ts\" (names only; put directories in path).",
+          description: 'Only files whose name matches this glob, e.g. "*.ts" (names only; put directories in path).',
         },
         limit: {
           type: "integer",
@@ -99,14 +104,14 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
       properties: {
         matches: {
           type: "array",
-          description: "Matching lines (target=\"content\").",
+          description: 'Matching lines (target="content").',
           items: {
             type: "object",
             properties: { path: { type: "string" }, line: { type: "integer" }, text: { type: "string" } },
             required: ["path", "line", "text"],
           },
         },
-        files: { type: "array", description: "Matching paths (target=\"files\").", items: { type: "string" } },
+        files: { type: "array", description: 'Matching paths (target="files").', items: { type: "string" } },
         total: { type: "integer", description: "Results in all, before paging." },
         truncated: { type: "boolean", description: "More results follow this page." },
       },
@@ -123,7 +128,8 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
       if (target === "files") checkGlob(pattern, "pattern");
       const limit = args.limit ?? SEARCH_DEFAULT_LIMIT;
       const offset = args.offset ?? 0;
-      if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) throw new RangeError(`limit must be from 1 to ${SEARCH_MAX_LIMIT}, got ${String(limit)}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT)
+        throw new RangeError(`limit must be from 1 to ${SEARCH_MAX_LIMIT}, got ${String(limit)}`);
       if (!Number.isInteger(offset) || offset < 0) throw new RangeError(`offset must be >= 0, got ${String(offset)}`);
 
       const environment = context.environment;
@@ -234,7 +240,9 @@ function checkGlob(glob: unknown, name: string): string {
   if (typeof glob !== "string" || glob === "") throw new TypeError(`${name} must be a non-empty string`);
   if (glob.includes("\n") || glob.includes("\0")) throw new TypeError(`${name} must be a single line`);
   if (glob.includes("/")) {
-    throw new TypeError(`${name} is matched against file names only, so it cannot contain "/" (got ${JSON.stringify(glob)}); put the directory in path instead.`);
+    throw new TypeError(
+      `${name} is matched against file names only, so it cannot contain "/" (got ${JSON.stringify(glob)}); put the directory in path instead.`,
+    );
   }
   return glob;
 }

@@ -52,7 +52,7 @@ export function createTerminalTool(options: BuiltinToolsOptions = {}): BuiltinTo
     parameters: {
       type: "object",
       properties: {
-        command: { type: "string", minLength: 1, description: "The shell command, e.g. \"ls -la\" or \"pytest -x 2>&1 | tail -n 30\"." },
+        command: { type: "string", minLength: 1, description: 'The shell command, e.g. "ls -la" or "pytest -x 2>&1 | tail -n 30".' },
         timeout: {
           type: "integer",
           minimum: 1,

@@ -72,7 +72,9 @@ describe("patch", () => {
 
   it("refuses an empty old_string and identical strings", async () => {
     await writeFile(ws.at("app.py"), SOURCE);
-    await expect(patchTool.execute({ path: "app.py", old_string: "", new_string: "x" }, ws.context)).rejects.toThrow(/old_string must be a non-empty string/);
+    await expect(patchTool.execute({ path: "app.py", old_string: "", new_string: "x" }, ws.context)).rejects.toThrow(
+      /old_string must be a non-empty string/,
+    );
     await expect(patchTool.execute({ path: "app.py", old_string: "main", new_string: "main" }, ws.context)).rejects.toThrow(/identical/);
     expect(await ws.text("app.py")).toBe(SOURCE);
   });
@@ -123,8 +125,8 @@ describe("patch", () => {
 
   it("refuses files over the size limit", async () => {
     await writeFile(ws.at("big.txt"), "z".repeat(5000));
-    await expect(createPatchTool({ maxFileBytes: 100 }).execute({ path: "big.txt", old_string: "z", new_string: "y", replace_all: true }, ws.context)).rejects.toThrow(
-      /over the 100 bytes limit of patch/,
-    );
+    await expect(
+      createPatchTool({ maxFileBytes: 100 }).execute({ path: "big.txt", old_string: "z", new_string: "y", replace_all: true }, ws.context),
+    ).rejects.toThrow(/over the 100 bytes limit of patch/);
   });
 });

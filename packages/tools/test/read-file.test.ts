@@ -40,7 +40,13 @@ describe("read_file", () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
     await writeFile(ws.at("many.txt"), `${lines.join("\n")}\n`);
     const page = await readFileTool.execute({ path: "many.txt", offset: 5, limit: 3 }, ws.context);
-    expect(page).toMatchObject({ content: numbered(5, ["line 5", "line 6", "line 7"]), total_lines: 20, start_line: 5, end_line: 7, truncated: true });
+    expect(page).toMatchObject({
+      content: numbered(5, ["line 5", "line 6", "line 7"]),
+      total_lines: 20,
+      start_line: 5,
+      end_line: 7,
+      truncated: true,
+    });
     const last = await readFileTool.execute({ path: "many.txt", offset: 18, limit: 10 }, ws.context);
     expect(last).toMatchObject({ content: numbered(18, ["line 18", "line 19", "line 20"]), end_line: 20, truncated: false });
     const past = await readFileTool.execute({ path: "many.txt", offset: 50 }, ws.context);
@@ -97,7 +103,9 @@ describe("read_file", () => {
   it("refuses files over the size limit before reading them, pointing at terminal", async () => {
     await writeFile(ws.at("big.log"), "y\n".repeat(2000));
     const tool = createReadFileTool({ maxFileBytes: 1000 });
-    await expect(tool.execute({ path: "big.log" }, ws.context)).rejects.toThrow(/big\.log is 4,000 bytes, over the 1,000 bytes limit of read_file.*terminal\("head -n 200 big\.log"\)/);
+    await expect(tool.execute({ path: "big.log" }, ws.context)).rejects.toThrow(
+      /big\.log is 4,000 bytes, over the 1,000 bytes limit of read_file.*terminal\("head -n 200 big\.log"\)/,
+    );
     // The default limit (10 MiB) lets the same file through.
     expect((await readFileTool.execute({ path: "big.log" }, ws.context)).total_lines).toBe(2000);
   });

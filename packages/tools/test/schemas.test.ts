@@ -3,7 +3,16 @@ import { writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { describePythonSignatures, generatePythonModule, validateAgainstSchema, type ToolDefinition } from "@codecall/core";
 import { describe, expect, it } from "vitest";
-import { BUILTIN_TOOL_NAMES, builtinTools, createBuiltinTools, patchTool, readFileTool, searchFilesTool, terminalTool, writeFileTool } from "../src/index.js";
+import {
+  BUILTIN_TOOL_NAMES,
+  builtinTools,
+  createBuiltinTools,
+  patchTool,
+  readFileTool,
+  searchFilesTool,
+  terminalTool,
+  writeFileTool,
+} from "../src/index.js";
 import { useWorkspace } from "./support.js";
 
 const run = promisify(execFile);
@@ -36,7 +45,10 @@ const CASES: Record<string, { good: Record<string, unknown>[]; bad: [Record<stri
     ],
   },
   write_file: {
-    good: [{ path: "a", content: "" }, { path: "a/b", content: "x" }],
+    good: [
+      { path: "a", content: "" },
+      { path: "a/b", content: "x" },
+    ],
     bad: [
       [{ path: "a" }, "content"],
       [{ content: "x" }, "path"],
@@ -57,7 +69,10 @@ const CASES: Record<string, { good: Record<string, unknown>[]; bad: [Record<stri
     ],
   },
   patch: {
-    good: [{ path: "a", old_string: "x", new_string: "" }, { path: "a", old_string: "x", new_string: "y", replace_all: true }],
+    good: [
+      { path: "a", old_string: "x", new_string: "" },
+      { path: "a", old_string: "x", new_string: "y", replace_all: true },
+    ],
     bad: [
       [{ path: "a", old_string: "x" }, "new_string"],
       [{ path: "a", old_string: "", new_string: "y" }, "old_string"],
@@ -128,7 +143,9 @@ describe("tool schemas", () => {
   it("generate a guest module that Python compiles", async () => {
     const source = generatePythonModule({ tools: builtinTools });
     await writeFile(ws.at("codecall.py"), source);
-    const python = await run("python3", ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read()); print('ok')", ws.at("codecall.py")]).catch((error: unknown) => error);
+    const python = await run("python3", ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read()); print('ok')", ws.at("codecall.py")]).catch(
+      (error: unknown) => error,
+    );
     if (python instanceof Error && (python as NodeJS.ErrnoException).code === "ENOENT") return; // no python3 here
     expect((python as { stdout: string }).stdout).toBe("ok\n");
     expect(source).toContain('Returns:\n        {"output": str, "exit_code": int, "timed_out": bool, "truncated": bool}');

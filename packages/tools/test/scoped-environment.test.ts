@@ -52,7 +52,7 @@ describe("tools on a ScopedEnvironment", () => {
   });
 
   it("give commands the scrubbed env only", async () => {
-    const output = (await terminalTool.execute({ command: "env; echo \"token=[$GITHUB_TOKEN]\"" }, contextFor(scoped))).output;
+    const output = (await terminalTool.execute({ command: 'env; echo "token=[$GITHUB_TOKEN]"' }, contextFor(scoped))).output;
     expect(output).toContain("token=[]");
     expect(output).not.toContain(secret);
     // Control: without the scope the secret is visible.

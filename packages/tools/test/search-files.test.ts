@@ -4,7 +4,11 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { createSearchFilesTool, searchFilesTool } from "../src/index.js";
 import { useWorkspace } from "./support.js";
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 describe("search_files", () => {
   const ws = useWorkspace();
@@ -72,8 +76,18 @@ describe("search_files", () => {
   });
 
   it("returns an empty page when nothing matches", async () => {
-    expect(await searchFilesTool.execute({ pattern: "zzz_no_such_text" }, ws.context)).toEqual({ matches: [], files: [], total: 0, truncated: false });
-    expect(await searchFilesTool.execute({ pattern: "*.nothing", target: "files" }, ws.context)).toEqual({ matches: [], files: [], total: 0, truncated: false });
+    expect(await searchFilesTool.execute({ pattern: "zzz_no_such_text" }, ws.context)).toEqual({
+      matches: [],
+      files: [],
+      total: 0,
+      truncated: false,
+    });
+    expect(await searchFilesTool.execute({ pattern: "*.nothing", target: "files" }, ws.context)).toEqual({
+      matches: [],
+      files: [],
+      total: 0,
+      truncated: false,
+    });
   });
 
   it("pages content matches with limit and offset, counting all of them", async () => {
@@ -106,7 +120,12 @@ describe("search_files", () => {
     await mkdir(ws.at("gen"));
     for (let i = 0; i < 12; i += 1) await writeFile(ws.at(`gen/f${String(i).padStart(2, "0")}.log`), "");
     const first = await searchFilesTool.execute({ pattern: "f*", target: "files", path: "gen", limit: 5 }, ws.context);
-    expect(first).toEqual({ matches: [], files: ["gen/f00.log", "gen/f01.log", "gen/f02.log", "gen/f03.log", "gen/f04.log"], total: 12, truncated: true });
+    expect(first).toEqual({
+      matches: [],
+      files: ["gen/f00.log", "gen/f01.log", "gen/f02.log", "gen/f03.log", "gen/f04.log"],
+      total: 12,
+      truncated: true,
+    });
     const last = await searchFilesTool.execute({ pattern: "f*", target: "files", path: "gen", limit: 5, offset: 10 }, ws.context);
     expect(last).toMatchObject({ files: ["gen/f10.log", "gen/f11.log"], truncated: false });
     const both = await searchFilesTool.execute({ pattern: "f1*", target: "files", path: "gen", file_glob: "*1.log" }, ws.context);

@@ -39,7 +39,14 @@ describe("file transport session (hand-written request files)", () => {
 
   const open = async (options: FileTransportOptions = {}, maxFrameBytes = 1 << 20) => {
     dispatcher = new RpcDispatcher({ tools, token: TOKEN, environment: spy, runId: "test", maxToolCalls: 1000 });
-    session = await createTransport({ minPollMs: 1, maxPollMs: 5, ...options }).open(spy, { runId: "test", runDir, token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" });
+    session = await createTransport({ minPollMs: 1, maxPollMs: 5, ...options }).open(spy, {
+      runId: "test",
+      runDir,
+      token: TOKEN,
+      dispatcher,
+      maxFrameBytes,
+      interpreter: "python3",
+    });
     rpc = session.guestEnv.CODECALL_RPC_DIR!;
   };
   const frame = (id: string, name: string, args: Record<string, unknown>) =>
@@ -157,7 +164,7 @@ describe("file transport session (hand-written request files)", () => {
     await vi.waitFor(() => expect(polls).toBeGreaterThan(seen + 3), { timeout: 20_000 });
     expect(gates).toHaveLength(32);
     expect(await list("requests")).toHaveLength(68);
-    for (let answered = 0; answered < 100; ) {
+    for (let answered = 0; answered < 100;) {
       await vi.waitFor(() => expect(gates.length).toBeGreaterThan(0), { timeout: 20_000 });
       answered += gates.length;
       for (const open of gates.splice(0)) open();
@@ -168,10 +175,13 @@ describe("file transport session (hand-written request files)", () => {
   it("answers a second request under an id still in flight with its own error", async () => {
     await open();
     await call("twice", "gate", {});
-    await vi.waitFor(async () => {
-      expect(gates).toHaveLength(1);
-      expect(await list("claimed")).toEqual([]);
-    }, { timeout: 5_000 });
+    await vi.waitFor(
+      async () => {
+        expect(gates).toHaveLength(1);
+        expect(await list("claimed")).toEqual([]);
+      },
+      { timeout: 5_000 },
+    );
     await call("twice", "echo", { text: "again" });
     expect((await response("twice")).error.message).toMatch(/already in use/);
     expect(invocations.size).toBe(0);

@@ -90,7 +90,9 @@ export class RelayLink {
     const why = this.#lost
       ? `the relay was lost before it was ready (${this.#lost.message})`
       : (this.#broken?.message ??
-        (outcome === "timeout" ? `the relay did not start within ${timeoutMs} ms` : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`));
+        (outcome === "timeout"
+          ? `the relay did not start within ${timeoutMs} ms`
+          : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`));
     throw new RelayStartError(why, this.#exit, this.#stderrTail.trim());
   }
 
@@ -101,7 +103,10 @@ export class RelayLink {
       this.#connections.clear();
       const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#ended]);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const exited = await Promise.race([stopped.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
+      const exited = await Promise.race([
+        stopped.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      ]);
       clearTimeout(timer);
       if (!exited) await this.#process.kill().catch(() => {});
     })();

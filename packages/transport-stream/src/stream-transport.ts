@@ -5,7 +5,18 @@
  * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
  * instead of a polling cycle.
  */
-import { CodecallError, isCommandNotFound, missingInterpreterMessage, PYTHON_SOCKET_CLIENT, shellQuote, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import {
+  CodecallError,
+  isCommandNotFound,
+  missingInterpreterMessage,
+  PYTHON_SOCKET_CLIENT,
+  shellQuote,
+  type Environment,
+  type GuestLanguage,
+  type RunContext,
+  type Transport,
+  type TransportSession,
+} from "@codecall/core";
 import relaySource from "./guest/relay.py?raw";
 import { RelayLink, RelayStartError } from "./relay-link.js";
 
@@ -92,7 +103,8 @@ export class StreamTransport implements Transport {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new CodecallError("INVALID_OPTIONS", `${name} must be a positive number of ms, got ${String(value)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new CodecallError("INVALID_OPTIONS", `${name} must be a positive number of ms, got ${String(value)}`);
   return value;
 }
 

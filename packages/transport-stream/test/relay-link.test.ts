@@ -1,7 +1,16 @@
 // The host end of the relay against a hand-driven process: the relay's stdout is written by the
 // test, its stdin read by it, so routing, garbage, silence and exits can be staged exactly.
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, defineTool, RpcDispatcher, RpcErrorCode, type EnvironmentProcess, type ProcessExit, type RunContext } from "@codecall/core";
+import {
+  DEFAULT_MAX_PENDING_ANSWER_BYTES,
+  DEFAULT_MAX_RUNNING_CALLS,
+  defineTool,
+  RpcDispatcher,
+  RpcErrorCode,
+  type EnvironmentProcess,
+  type ProcessExit,
+  type RunContext,
+} from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { encodeRelayAck, encodeRelayFrame, RELAY_GREETING, RelayFrameDecoder, type RelayEvent } from "../src/index.js";
 import { RelayLink } from "../src/relay-link.js";
@@ -140,11 +149,13 @@ describe("relay link", () => {
     const answers = await relay.answers(4);
     const byConnection = (id: number) => answers.filter((answer) => answer.connection === id).map((answer) => answer.message);
     expect(byConnection(2)).toEqual([expect.objectContaining({ id: 9, error: expect.objectContaining({ code: RpcErrorCode.Unauthorized }) })]);
-    expect(byConnection(1)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: 0, result: expect.anything() }),
-      expect.objectContaining({ id: 1, result: "a" }),
-      expect.objectContaining({ id: 2, result: "b" }),
-    ]));
+    expect(byConnection(1)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 0, result: expect.anything() }),
+        expect.objectContaining({ id: 1, result: "a" }),
+        expect.objectContaining({ id: 2, result: "b" }),
+      ]),
+    );
     relay.exit(0);
     await link.close(1000);
     expect(relay.bootSource).toBe(RELAY_SOURCE);
@@ -162,10 +173,12 @@ describe("relay link", () => {
     for (let offset = 0; offset < big.length; offset += 700) await relay.say(encodeRelayFrame(1, big.slice(offset, offset + 700)));
     await relay.say(encodeRelayFrame(1, call(6, "after")));
     const answers = (await relay.answers(3)).map((answer) => answer.message);
-    expect(answers).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: 5, error: expect.objectContaining({ code: RpcErrorCode.FrameTooLarge }) }),
-      expect.objectContaining({ id: 6, result: "after" }),
-    ]));
+    expect(answers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 5, error: expect.objectContaining({ code: RpcErrorCode.FrameTooLarge }) }),
+        expect.objectContaining({ id: 6, result: "after" }),
+      ]),
+    );
     relay.exit(0);
     await link.close(1000);
   });
@@ -224,8 +237,11 @@ describe("relay link", () => {
     const flood = hello(0) + Array.from({ length: 40 }, (_, i) => line(i + 1, "tools/call", { name: "blob", arguments: {} })).join("");
     await relay.say(encodeRelayFrame(1, flood));
     await relay.say(encodeRelayFrame(2, hello(0) + call(1, "not held up")));
-    await vi.waitFor(() => expect(relay.received.filter((event) => event.kind === "data" && event.connection === 2)).toHaveLength(2), { timeout: 10_000 });
-    const sentTo = (id: number) => relay.received.filter((event): event is Extract<RelayEvent, { kind: "data" }> => event.kind === "data" && event.connection === id);
+    await vi.waitFor(() => expect(relay.received.filter((event) => event.kind === "data" && event.connection === 2)).toHaveLength(2), {
+      timeout: 10_000,
+    });
+    const sentTo = (id: number) =>
+      relay.received.filter((event): event is Extract<RelayEvent, { kind: "data" }> => event.kind === "data" && event.connection === id);
     // At most the running calls' answers and the unacked window: the rest wait for acks, and
     // connection 1's requests are not acked while they wait, so the relay reads no more of them.
     const unacked = sentTo(1).reduce((total, event) => total + event.data.length, 0);

@@ -6,7 +6,15 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
-import { CallFlow, PYTHON_SOCKET_CLIENT, type Environment, type GuestLanguage, type RunContext, type Transport, type TransportSession } from "@codecall/core";
+import {
+  CallFlow,
+  PYTHON_SOCKET_CLIENT,
+  type Environment,
+  type GuestLanguage,
+  type RunContext,
+  type Transport,
+  type TransportSession,
+} from "@codecall/core";
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS; stay under both. */
 const MAX_SOCKET_PATH = 100;

@@ -49,10 +49,14 @@ describe("an early failure of executeCode leaves nothing that keeps the process 
     ["failing writeFile", { status: "error", error: expect.stringContaining("writeFile failed on purpose") }],
     ["failing spawn", { status: "error", error: expect.stringContaining("spawn failed on purpose") }],
     ["aborted before start", { status: "interrupted" }],
-  ])("%s", async (name, expected) => {
-    const child = await runCase(name);
-    expect(child.exitedByItself, `the child was still alive after ${BOUND_MS} ms; stderr: ${child.stderr}`).toBe(true);
-    expect(child.code).toBe(0);
-    expect(child.outcome).toMatchObject(expected);
-  }, BOUND_MS + 10_000);
+  ])(
+    "%s",
+    async (name, expected) => {
+      const child = await runCase(name);
+      expect(child.exitedByItself, `the child was still alive after ${BOUND_MS} ms; stderr: ${child.stderr}`).toBe(true);
+      expect(child.code).toBe(0);
+      expect(child.outcome).toMatchObject(expected);
+    },
+    BOUND_MS + 10_000,
+  );
 });

@@ -32,7 +32,14 @@ describe("uds transport: an open that fails half-way", () => {
     const runDir = await environment.tempDir();
     try {
       const dispatcher = new RpcDispatcher({ tools: [], token: "t".repeat(64), environment, runId: "test" });
-      const opening = createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" });
+      const opening = createTransport().open(environment, {
+        runId: "test",
+        runDir,
+        token: "t".repeat(64),
+        dispatcher,
+        maxFrameBytes: 1 << 20,
+        interpreter: "python3",
+      });
       await expect(opening).rejects.toThrow("chmod failed on purpose");
       expect(await connects(path.join(runDir, "rpc.sock"))).toBe(false);
     } finally {

@@ -66,7 +66,14 @@ describe("uds transport session", () => {
 
   const open = async (maxFrameBytes = 1 << 20, dir = runDir) => {
     dispatcher = new RpcDispatcher({ tools: [echo], token: TOKEN, environment, runId: "test" });
-    session = await createTransport().open(environment, { runId: "test", runDir: dir, token: TOKEN, dispatcher, maxFrameBytes, interpreter: "python3" });
+    session = await createTransport().open(environment, {
+      runId: "test",
+      runDir: dir,
+      token: TOKEN,
+      dispatcher,
+      maxFrameBytes,
+      interpreter: "python3",
+    });
     return session.guestEnv.CODECALL_RPC_SOCKET!;
   };
   const client = (socketPath: string) => {
@@ -129,7 +136,12 @@ describe("uds transport session", () => {
   it("refuses an oversized frame with its own id, without buffering it, and goes on", async () => {
     const raw = client(await open(4096));
     await raw.request(0, "hello", { token: TOKEN, protocol: 1 });
-    const huge = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { text: "x".repeat(2_000_000) } } });
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x".repeat(2_000_000) } },
+    });
     raw.send(`${huge}\n`);
     const refused = await raw.next();
     expect(refused.id).toBe(7);
@@ -167,8 +179,9 @@ describe("uds transport session", () => {
     await raw.request(0, "hello", { token: TOKEN, protocol: 1 });
     await session.close();
     await expect(stat(socketPath)).rejects.toThrow();
-    const refused = await new Promise<string>((resolve) => connect(socketPath).on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "")));
+    const refused = await new Promise<string>((resolve) =>
+      connect(socketPath).on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "")),
+    );
     expect(["ENOENT", "ECONNREFUSED"]).toContain(refused);
   });
 });
-

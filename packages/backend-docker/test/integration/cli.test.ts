@@ -51,8 +51,12 @@ describeIntegration("codecall run --backend docker", dockerUnavailable, () => {
   });
 
   it("runs a script in a container with options from -o flags, its tool calls acting there", async () => {
-    const script = 'import os, socket\nfrom codecall import terminal\nprint(terminal("hostname")["output"].strip() == socket.gethostname(), terminal("cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max")["output"].strip())';
-    const run = await codecall(["--backend", "docker", "-o", `image=${TEST_IMAGE}`, "-o", "pidsLimit=100", "-o", "network=none", "--transport", "file", "--json", "-"], script);
+    const script =
+      'import os, socket\nfrom codecall import terminal\nprint(terminal("hostname")["output"].strip() == socket.gethostname(), terminal("cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max")["output"].strip())';
+    const run = await codecall(
+      ["--backend", "docker", "-o", `image=${TEST_IMAGE}`, "-o", "pidsLimit=100", "-o", "network=none", "--transport", "file", "--json", "-"],
+      script,
+    );
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "True 100\n", toolCallsMade: 2, backend: "docker", transport: "file" });
@@ -60,8 +64,14 @@ describeIntegration("codecall run --backend docker", dockerUnavailable, () => {
 
   it("takes backendOptions from a config file, and auto picks the stream transport", async () => {
     const config = path.join(dir, "codecall.json");
-    await writeFile(config, JSON.stringify({ backend: "docker", backendOptions: { image: TEST_IMAGE, env: { CODECALL_FROM_CONFIG: "yes" }, workdir: "/tmp" } }));
-    const run = await codecall(["--config", config, "--env-passthrough", "CODECALL_FROM_CONFIG", "--json", "-"], 'import os\nprint(os.environ["CODECALL_FROM_CONFIG"], os.getcwd())');
+    await writeFile(
+      config,
+      JSON.stringify({ backend: "docker", backendOptions: { image: TEST_IMAGE, env: { CODECALL_FROM_CONFIG: "yes" }, workdir: "/tmp" } }),
+    );
+    const run = await codecall(
+      ["--config", config, "--env-passthrough", "CODECALL_FROM_CONFIG", "--json", "-"],
+      'import os\nprint(os.environ["CODECALL_FROM_CONFIG"], os.getcwd())',
+    );
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "yes /tmp\n", transport: "stream" });
   });
 
@@ -81,18 +91,26 @@ describeIntegration("codecall run --backend docker", dockerUnavailable, () => {
   it.each([
     ["SIGTERM", 143],
     ["SIGHUP", 129],
-  ] as const)("on %s kills the script, removes the container and exits %i", async (signal, exitCode) => {
-    const mark = randomUUID();
-    let sent = false;
-    const run = await codecall(["--backend", "docker", "-o", `image=${TEST_IMAGE}`, "-o", `labels.codecall-cli-test=${mark}`, "-"], "import time\nprint('ready', flush=True)\ntime.sleep(600)\n", (text, child) => {
-      if (!sent && text.includes("ready")) {
-        sent = true;
-        child.kill(signal);
-      }
-    });
-    expect(run.code).toBe(exitCode);
-    expect(run.stderr).toContain(`codecall: interrupted — Script was interrupted: interrupted by ${signal}`);
-    const left = await new Docker().listContainers({ all: true, filters: { label: [`codecall-cli-test=${mark}`] } });
-    expect(left.map((container) => container.Id)).toEqual([]);
-  }, 120_000);
+  ] as const)(
+    "on %s kills the script, removes the container and exits %i",
+    async (signal, exitCode) => {
+      const mark = randomUUID();
+      let sent = false;
+      const run = await codecall(
+        ["--backend", "docker", "-o", `image=${TEST_IMAGE}`, "-o", `labels.codecall-cli-test=${mark}`, "-"],
+        "import time\nprint('ready', flush=True)\ntime.sleep(600)\n",
+        (text, child) => {
+          if (!sent && text.includes("ready")) {
+            sent = true;
+            child.kill(signal);
+          }
+        },
+      );
+      expect(run.code).toBe(exitCode);
+      expect(run.stderr).toContain(`codecall: interrupted — Script was interrupted: interrupted by ${signal}`);
+      const left = await new Docker().listContainers({ all: true, filters: { label: [`codecall-cli-test=${mark}`] } });
+      expect(left.map((container) => container.Id)).toEqual([]);
+    },
+    120_000,
+  );
 });

@@ -48,7 +48,9 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     await waitForOutput(running, "started");
     await docker.getContainer(env.containerId!).kill();
     await expect(running.wait()).rejects.toThrow(
-      new RegExp(`^The docker environment lost the command: container ${env.containerName} stopped \\(exit code 137\\): it was stopped or killed outside codecall$`),
+      new RegExp(
+        `^The docker environment lost the command: container ${env.containerName} stopped \\(exit code 137\\): it was stopped or killed outside codecall$`,
+      ),
     );
     await expect(env.execute("true")).rejects.toThrow(/stopped \(exit code 137\)/);
     await env.close();
@@ -61,29 +63,32 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
   it.each([
     ...strikes.map(([how, strike]) => [how, "file", strike, createTransport] as const),
     ...strikes.map(([how, strike]) => [how, "stream", strike, createStreamTransport] as const),
-  ])("ends a script with a clear error result, not a hang, when its container is %s mid-run (%s transport)", async (_how, _transport, strike, transport) => {
-    const env = await environment();
-    let struck: Promise<unknown> | undefined;
-    const result = await executeCode({
-      environment: env,
-      transport: transport(),
-      tools: builtinTools,
-      code: 'import time\nprint("started", flush=True)\ntime.sleep(300)',
-      onStdout: () => void (struck ??= strike(docker.getContainer(env.containerId!))),
-    });
-    await struck;
-    expect(result.status).toBe("error");
-    // A removal is seen either done or half-way (the container stopped on its way out).
-    expect(result.error).toMatch(
-      new RegExp(
-        `^docker environment failed: The docker environment lost the command: container ${env.containerName} ` +
-          "(was removed \\(outside codecall\\) while in use|stopped \\(exit code 137\\): it was stopped or killed outside codecall)$",
-      ),
-    );
-    // What the script printed before its container went is kept, with the reason after it.
-    expect(result.output).toBe(`started\n\n${result.error}`);
-    await env.close();
-  });
+  ])(
+    "ends a script with a clear error result, not a hang, when its container is %s mid-run (%s transport)",
+    async (_how, _transport, strike, transport) => {
+      const env = await environment();
+      let struck: Promise<unknown> | undefined;
+      const result = await executeCode({
+        environment: env,
+        transport: transport(),
+        tools: builtinTools,
+        code: 'import time\nprint("started", flush=True)\ntime.sleep(300)',
+        onStdout: () => void (struck ??= strike(docker.getContainer(env.containerId!))),
+      });
+      await struck;
+      expect(result.status).toBe("error");
+      // A removal is seen either done or half-way (the container stopped on its way out).
+      expect(result.error).toMatch(
+        new RegExp(
+          `^docker environment failed: The docker environment lost the command: container ${env.containerName} ` +
+            "(was removed \\(outside codecall\\) while in use|stopped \\(exit code 137\\): it was stopped or killed outside codecall)$",
+        ),
+      );
+      // What the script printed before its container went is kept, with the reason after it.
+      expect(result.output).toBe(`started\n\n${result.error}`);
+      await env.close();
+    },
+  );
 
   it("ends a timed-out script with an error result, not a hang, when the engine hangs", async () => {
     const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
@@ -102,7 +107,9 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     // The kill cannot start, so once the in-environment timeout must have ended the command, the
     // host drops it rather than wait for the engine any longer.
     expect(result.status).toBe("error");
-    expect(result.error).toBe("docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended");
+    expect(result.error).toBe(
+      "docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended",
+    );
     expect(result.output).toBe(`started\n\n${result.error}`);
   });
 
@@ -112,9 +119,9 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     // The ping passes; the create request never reaches the engine, so nothing is left behind.
     proxy.freezeOnRequest(/^POST \S*\/containers\/create/);
     const label = `codecall-freeze-${process.pid}`;
-    await expect(createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000, labels: { [label]: "1" } })).rejects.toThrow(
-      `Docker could not create a container from ${TEST_IMAGE}: no answer within 1000 ms`,
-    );
+    await expect(
+      createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000, labels: { [label]: "1" } }),
+    ).rejects.toThrow(`Docker could not create a container from ${TEST_IMAGE}: no answer within 1000 ms`);
     expect(await docker.listContainers({ all: true, filters: { label: [label] } })).toEqual([]);
   });
 
@@ -126,7 +133,9 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     expect((await env.execute("echo alive")).stdout).toBe("alive\n");
     proxy.freeze();
     await expect(env.close()).rejects.toThrow(
-      new RegExp(`^Could not remove container ${env.containerName}: no answer within 1000 ms\\. Remove it with \`docker rm -f ${env.containerName}\``),
+      new RegExp(
+        `^Could not remove container ${env.containerName}: no answer within 1000 ms\\. Remove it with \`docker rm -f ${env.containerName}\``,
+      ),
     );
   });
 
@@ -138,7 +147,9 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
 
   it("tries to pull a missing image only when asked, and reports why the pull failed", async () => {
     // No registry has this image (and CI reaches none): the pull fails either way, with the engine's reason.
-    await expect(createEnvironment({ image: "codecall-no-such-image:never", pull: true })).rejects.toThrow(/^Could not pull Docker image codecall-no-such-image:never: \S/);
+    await expect(createEnvironment({ image: "codecall-no-such-image:never", pull: true })).rejects.toThrow(
+      /^Could not pull Docker image codecall-no-such-image:never: \S/,
+    );
   });
 
   it("says an image has no sh", async () => {
@@ -165,6 +176,8 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     const exec = await container.exec({ Cmd: ["rm", "/usr/bin/setsid", "/usr/bin/timeout"] });
     const removal = await exec.start({});
     await finished(removal.resume());
-    await expect(createEnvironment({ container: container.id })).rejects.toThrow(/ lacks setsid, timeout: codecall's command wrapper needs sh with base64, awk, mktemp, setsid, timeout/);
+    await expect(createEnvironment({ container: container.id })).rejects.toThrow(
+      / lacks setsid, timeout: codecall's command wrapper needs sh with base64, awk, mktemp, setsid, timeout/,
+    );
   });
 });

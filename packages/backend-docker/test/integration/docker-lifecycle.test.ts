@@ -22,7 +22,14 @@ async function plainContainer(): Promise<Docker.Container> {
   return container;
 }
 
-const inspectStatus = (id: string) => docker.getContainer(id).inspect().then((info) => info.State.Status, (error: { statusCode?: number }) => error.statusCode);
+const inspectStatus = (id: string) =>
+  docker
+    .getContainer(id)
+    .inspect()
+    .then(
+      (info) => info.State.Status,
+      (error: { statusCode?: number }) => error.statusCode,
+    );
 
 describeIntegration("docker backend: container lifecycle", dockerUnavailable, () => {
   afterAll(async () => {
@@ -40,7 +47,12 @@ describeIntegration("docker backend: container lifecycle", dockerUnavailable, ()
     const info = await docker.getContainer(id).inspect();
     expect(info.Name).toBe(`/${environment.containerName}`);
     expect(hostname.stdout.trim()).toBe(environment.containerName);
-    expect(info.Config.Labels).toMatchObject({ [MANAGED_LABEL]: "true", [SESSION_LABEL]: environment.sessionId, "codecall.pid": String(process.pid), "codecall.test": "lifecycle" });
+    expect(info.Config.Labels).toMatchObject({
+      [MANAGED_LABEL]: "true",
+      [SESSION_LABEL]: environment.sessionId,
+      "codecall.pid": String(process.pid),
+      "codecall.test": "lifecycle",
+    });
 
     await environment.close();
     expect(await inspectStatus(id)).toBe(404);
@@ -73,7 +85,9 @@ describeIntegration("docker backend: container lifecycle", dockerUnavailable, ()
     await container.stop({ t: 0 });
     const name = (await container.inspect()).Name.slice(1);
     await expect(createEnvironment({ container: name })).rejects.toThrow(`Container ${name} is not running (exited)`);
-    await expect(createEnvironment({ container: "codecall-no-such-container" })).rejects.toThrow(/^No container codecall-no-such-container on the Docker engine/);
+    await expect(createEnvironment({ container: "codecall-no-such-container" })).rejects.toThrow(
+      /^No container codecall-no-such-container on the Docker engine/,
+    );
   });
 
   it("keeps the container after close when keepContainer is set", async () => {
@@ -90,7 +104,11 @@ describeIntegration("docker backend: container lifecycle", dockerUnavailable, ()
     // A host process that creates its container and then dies without close(): kill -9.
     const host = spawn(
       process.execPath,
-      ["--input-type=module", "-e", `const { createEnvironment } = await import(${JSON.stringify(dist)}); const e = await createEnvironment({ image: ${JSON.stringify(TEST_IMAGE)} }); console.log(e.containerId); setInterval(() => {}, 1000);`],
+      [
+        "--input-type=module",
+        "-e",
+        `const { createEnvironment } = await import(${JSON.stringify(dist)}); const e = await createEnvironment({ image: ${JSON.stringify(TEST_IMAGE)} }); console.log(e.containerId); setInterval(() => {}, 1000);`,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     const [line] = (await once(host.stdout!, "data")) as [Buffer];

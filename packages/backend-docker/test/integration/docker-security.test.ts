@@ -15,7 +15,10 @@ import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 const docker = new Docker();
 
 /** Runs `body` with an environment made from `options`, closed afterwards. */
-async function withEnvironment(options: Omit<DockerEnvironmentOptions, "image">, body: (environment: DockerEnvironment) => Promise<void>): Promise<void> {
+async function withEnvironment(
+  options: Omit<DockerEnvironmentOptions, "image">,
+  body: (environment: DockerEnvironment) => Promise<void>,
+): Promise<void> {
   const environment = await createEnvironment({ image: TEST_IMAGE, ...options });
   try {
     await body(environment);
@@ -72,7 +75,9 @@ describeIntegration("docker backend: sandbox settings", dockerUnavailable, () =>
       expect(Number(memory.stdout.trim())).toBe(256 * 1024 ** 2);
       const pids = await environment.execute(cgroupValue("pids.max", "pids/pids.max"));
       expect(pids.stdout.trim()).toBe("64");
-      const cpu = await environment.execute(`${cgroupValue("cpu.max", "cpu/cpu.cfs_quota_us")}; cat /sys/fs/cgroup/cpu/cpu.cfs_period_us 2>/dev/null || true`);
+      const cpu = await environment.execute(
+        `${cgroupValue("cpu.max", "cpu/cpu.cfs_quota_us")}; cat /sys/fs/cgroup/cpu/cpu.cfs_period_us 2>/dev/null || true`,
+      );
       // v2: "50000 100000"; v1: quota and period on two lines.
       expect(cpu.stdout.trim().split(/\s+/)).toEqual(["50000", "100000"]);
     });
@@ -89,14 +94,24 @@ describeIntegration("docker backend: sandbox settings", dockerUnavailable, () =>
     await withEnvironment({ readOnly: true }, async (environment) => {
       const write = await environment.execute("touch /etc/codecall-probe");
       expect(write.stderr).toMatch(/Read-only file system/);
-      const result = await executeCode({ environment, transport: createTransport(), tools: builtinTools, code: 'from codecall import terminal\nprint(terminal("echo ok")["output"].strip())' });
+      const result = await executeCode({
+        environment,
+        transport: createTransport(),
+        tools: builtinTools,
+        code: 'from codecall import terminal\nprint(terminal("echo ok")["output"].strip())',
+      });
       expect(result).toMatchObject({ status: "success", output: "ok\n" });
     });
   });
 
   it("runs as the given user, scripts included", async () => {
     await withEnvironment({ user: "1000:1000" }, async (environment) => {
-      const result = await executeCode({ environment, transport: createTransport(), tools: builtinTools, code: 'import os\nfrom codecall import terminal\nprint(os.getuid(), terminal("id -u")["output"].strip())' });
+      const result = await executeCode({
+        environment,
+        transport: createTransport(),
+        tools: builtinTools,
+        code: 'import os\nfrom codecall import terminal\nprint(os.getuid(), terminal("id -u")["output"].strip())',
+      });
       expect(result).toMatchObject({ status: "success", output: "1000 1000\n" });
     });
   });

@@ -45,7 +45,10 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
         done(null, chunk);
       },
     });
-    client.pipe(watch).pipe(engine).on("error", () => {});
+    client
+      .pipe(watch)
+      .pipe(engine)
+      .on("error", () => {});
     engine.pipe(client).on("error", () => {});
     client.on("error", () => engine.destroy());
     engine.on("error", () => client.destroy());

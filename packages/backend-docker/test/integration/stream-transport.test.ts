@@ -38,7 +38,12 @@ describeIntegration("transport auto on docker", dockerUnavailable, () => {
   it("picks the stream transport over the file transport", async () => {
     await using environment = await createEnvironment({ image: TEST_IMAGE });
     const transports = await resolveTransports("auto", { importModule: (specifier) => import(specifier) });
-    const result = await executeCode({ code: 'from codecall import terminal\nprint(terminal("echo hi")["output"].strip())', environment, transport: transports, tools: builtinTools });
+    const result = await executeCode({
+      code: 'from codecall import terminal\nprint(terminal("echo hi")["output"].strip())',
+      environment,
+      transport: transports,
+      tools: builtinTools,
+    });
     expect(result).toMatchObject({ status: "success", output: "hi\n", transport: "stream" });
     expect(result.transportsSkipped).toBeUndefined();
   }, 120_000);
@@ -70,7 +75,13 @@ print(sum(worker.exitcode == 0 for worker in workers))
       parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
       execute: ({ text }: { text: string }) => ({ text }),
     });
-    const result = await executeCode({ code, environment, transport: createTransport(), tools: [echo], limits: { timeoutMs: 90_000, maxToolCalls: 1000 } });
+    const result = await executeCode({
+      code,
+      environment,
+      transport: createTransport(),
+      tools: [echo],
+      limits: { timeoutMs: 90_000, maxToolCalls: 1000 },
+    });
     expect(result).toMatchObject({ status: "success", output: "200\n", transport: "stream" });
     expect(result.toolCallsMade).toBe(400);
   }, 180_000);

@@ -29,7 +29,13 @@ describeIntegration("codecall run --backend apptainer", existsSync(cliBin) ? und
       'import os\nfrom codecall import terminal\nprint(os.getcwd(), terminal("pwd")["output"].strip())\n',
     );
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "/tmp /tmp\n", toolCallsMade: 1, backend: "singularity", transport: "stream" });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "success",
+      output: "/tmp /tmp\n",
+      toolCallsMade: 1,
+      backend: "singularity",
+      transport: "stream",
+    });
     expect(run.code).toBe(0);
   });
 

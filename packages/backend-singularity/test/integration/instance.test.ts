@@ -36,7 +36,17 @@ describe("singularity instances", () => {
     await running.catch(() => {});
 
     const calls = callsFor("codecall-flags-test");
-    expect(calls[0]).toEqual(["instance", "start", "--containall", "--writable-tmpfs", "--bind", "/srv:/srv:ro", "--nv", FAKE_IMAGE, "codecall-flags-test"]);
+    expect(calls[0]).toEqual([
+      "instance",
+      "start",
+      "--containall",
+      "--writable-tmpfs",
+      "--bind",
+      "/srv:/srv:ro",
+      "--nv",
+      FAKE_IMAGE,
+      "codecall-flags-test",
+    ]);
     const execs = calls.filter((argv) => argv[0] === "exec");
     expect(execs.length).toBeGreaterThan(1);
     for (const argv of execs) expect(argv.slice(0, 3)).toEqual(["exec", "--cleanenv", "instance://codecall-flags-test"]);
@@ -63,7 +73,11 @@ describe("singularity instances", () => {
       const environment = await createEnvironment({ instance: "codecall-attached-test", workdir: "/tmp" });
       expect((await environment.execute("pwd")).stdout).toBe("/tmp\n");
       await environment.close();
-      expect(callsFor("codecall-attached-test").filter((argv) => argv[0] === "instance").map((argv) => argv[1])).toEqual(["start"]);
+      expect(
+        callsFor("codecall-attached-test")
+          .filter((argv) => argv[0] === "instance")
+          .map((argv) => argv[1]),
+      ).toEqual(["start"]);
       expect(instanceExists("codecall-attached-test")).toBe(true);
     } finally {
       apptainer("instance", "stop", "codecall-attached-test");
@@ -75,7 +89,9 @@ describe("singularity instances", () => {
       'The singularity backend\'s binary "/nowhere/apptainer" was not found (not on PATH and not an executable path)',
     );
     const before = cliCalls().length;
-    await expect(createEnvironment({ image: FAKE_IMAGE, binary: "apptainer-not-installed" })).rejects.toThrow(/"apptainer-not-installed" was not found/);
+    await expect(createEnvironment({ image: FAKE_IMAGE, binary: "apptainer-not-installed" })).rejects.toThrow(
+      /"apptainer-not-installed" was not found/,
+    );
     expect(cliCalls().length).toBe(before);
   });
 

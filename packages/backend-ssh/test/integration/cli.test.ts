@@ -14,7 +14,11 @@ const bin = path.join(repoRoot, "packages/cli/dist/bin.js");
 const packageDir = path.join(repoRoot, "packages/backend-ssh");
 const unavailable = sshd.unavailableReason ?? (existsSync(bin) ? undefined : `the CLI is not built (${bin}); run pnpm build`);
 
-async function codecall(args: string[], script: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+async function codecall(
+  args: string[],
+  script: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = promisify(execFile)(process.execPath, [bin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000, env });
   child.child.stdin!.end(script);
   return child.then(
@@ -39,12 +43,7 @@ function codecallSignalled(args: string[], script: string, signal: NodeJS.Signal
 
 describeIntegration("codecall run --backend ssh", unavailable, () => {
   const server = sshd.server!;
-  const options = () => [
-    "--backend", "ssh",
-    "-o", `host=${server.host}`,
-    "-o", `port=${server.port}`,
-    "-o", `username=${server.user}`,
-  ];
+  const options = () => ["--backend", "ssh", "-o", `host=${server.host}`, "-o", `port=${server.port}`, "-o", `username=${server.user}`];
 
   it("runs the script on the host and prints the JSON result", async () => {
     const result = await codecall(
@@ -52,13 +51,27 @@ describeIntegration("codecall run --backend ssh", unavailable, () => {
       'from codecall import terminal\nprint(terminal("id -un")["output"].strip())\n',
     );
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: `${server.user}\n`, toolCallsMade: 1, backend: "ssh", transport: "stream" });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: "success",
+      output: `${server.user}\n`,
+      toolCallsMade: 1,
+      backend: "ssh",
+      transport: "stream",
+    });
   });
 
   it("passes --env-passthrough NAME from the host and prints its value masked on the live output", async () => {
     const value = "cli-passed-api-key-6d5c4b3a2f1e";
     const result = await codecall(
-      [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`, "--env-passthrough", "CLI_PASSED_API_KEY"],
+      [
+        ...options(),
+        "-o",
+        `privateKeyPath=${server.keyPath}`,
+        "-o",
+        `knownHostsPath=${server.knownHostsPath}`,
+        "--env-passthrough",
+        "CLI_PASSED_API_KEY",
+      ],
       'import os, sys, time\nvalue = os.environ.get("CLI_PASSED_API_KEY", "")\nprint(len(value))\nsys.stdout.write(value[:12]); sys.stdout.flush(); time.sleep(0.3)\nprint(value[12:])\n',
       { ...process.env, CLI_PASSED_API_KEY: value },
     );
@@ -77,19 +90,25 @@ describeIntegration("codecall run --backend ssh", unavailable, () => {
   it.each([
     ["SIGHUP", 129],
     ["SIGTERM", 143],
-  ] as const)("on %s ends the script on the host before it exits %i", async (signal, exitCode) => {
-    const args = [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`];
-    const run = await codecallSignalled(args, "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(600)\n", signal);
-    expect(run.code).toBe(exitCode);
-    expect(run.stderr).toContain(`codecall: interrupted — Script was interrupted: interrupted by ${signal}`);
-    expect(run.pid).toBeGreaterThan(1);
-    const environment = await createEnvironment(connectionOptions(server));
-    try {
-      // Waits up to ~5 s for the process to go: the kill is done, but /proc may lag a reap.
-      const check = await environment.execute(`i=0; while [ $i -lt 50 ]; do [ -d /proc/${run.pid} ] || exit 0; i=$((i+1)); sleep 0.1; done; cat /proc/${run.pid}/cmdline; exit 1`);
-      expect(check.exitCode, check.stdout).toBe(0);
-    } finally {
-      await environment.close();
-    }
-  }, 120_000);
+  ] as const)(
+    "on %s ends the script on the host before it exits %i",
+    async (signal, exitCode) => {
+      const args = [...options(), "-o", `privateKeyPath=${server.keyPath}`, "-o", `knownHostsPath=${server.knownHostsPath}`];
+      const run = await codecallSignalled(args, "import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(600)\n", signal);
+      expect(run.code).toBe(exitCode);
+      expect(run.stderr).toContain(`codecall: interrupted — Script was interrupted: interrupted by ${signal}`);
+      expect(run.pid).toBeGreaterThan(1);
+      const environment = await createEnvironment(connectionOptions(server));
+      try {
+        // Waits up to ~5 s for the process to go: the kill is done, but /proc may lag a reap.
+        const check = await environment.execute(
+          `i=0; while [ $i -lt 50 ]; do [ -d /proc/${run.pid} ] || exit 0; i=$((i+1)); sleep 0.1; done; cat /proc/${run.pid}/cmdline; exit 1`,
+        );
+        expect(check.exitCode, check.stdout).toBe(0);
+      } finally {
+        await environment.close();
+      }
+    },
+    120_000,
+  );
 });

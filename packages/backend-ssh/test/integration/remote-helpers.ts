@@ -6,8 +6,7 @@ import { shellQuote, type Environment } from "@codecall/core";
  * ancestor named sshd (the per-connection process; "sshd-session" on OpenSSH 9.8+).
  */
 export const SERVING_SSHD_PID =
-  `p=$$; while [ "$p" -gt 1 ]; do case "$(cat /proc/$p/comm)" in sshd*) echo "$p"; break;; esac; ` +
-  `p=$(awk '{print $4}' /proc/$p/stat); done`;
+  `p=$$; while [ "$p" -gt 1 ]; do case "$(cat /proc/$p/comm)" in sshd*) echo "$p"; break;; esac; ` + `p=$(awk '{print $4}' /proc/$p/stat); done`;
 
 /**
  * Kills the sshd process serving the command's connection shortly after the command has ended,

@@ -58,7 +58,12 @@ describeIntegration("ssh secrets stay out of errors and results", sshd.unavailab
     const environment = new SshEnvironment({ ...connectionOptions(), password: PASSWORD });
     try {
       const result = await environment.execute("echo ok");
-      const shown = [JSON.stringify(environment), inspect(environment, { depth: 10, showHidden: true }), JSON.stringify(result), JSON.stringify(await environment.defaultEnv())].join("\n");
+      const shown = [
+        JSON.stringify(environment),
+        inspect(environment, { depth: 10, showHidden: true }),
+        JSON.stringify(result),
+        JSON.stringify(await environment.defaultEnv()),
+      ].join("\n");
       expect(shown).not.toContain(PASSWORD);
       expect(shown).not.toContain(sshd.server!.keyPath);
     } finally {

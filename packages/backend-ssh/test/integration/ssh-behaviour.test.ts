@@ -221,11 +221,7 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       try {
         while (!existsSync(socket)) await delay(20);
         await run("ssh-add", ["-q", sshd.server!.keyPath], { env: { ...process.env, SSH_AUTH_SOCK: socket } });
-        for (const login of [
-          { privateKey: keyText },
-          { privateKeyPath: encrypted, passphrase: "a passphrase" },
-          { agent: socket },
-        ]) {
+        for (const login of [{ privateKey: keyText }, { privateKeyPath: encrypted, passphrase: "a passphrase" }, { agent: socket }]) {
           const own = await createEnvironment({ ...connectionOptions(), privateKeyPath: undefined, ...login });
           expect((await own.execute("id -un")).stdout).toBe(`${sshd.server!.user}\n`);
           await own.close();

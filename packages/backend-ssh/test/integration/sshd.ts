@@ -34,7 +34,9 @@ export function connectionOptions(server: SshServer = sshd.server!): SshEnvironm
 
 async function locateServer(): Promise<{ server?: SshServer; unavailableReason?: string }> {
   const vars = { ...readEnvFile(path.join(stateDir, "env")), ...pick(process.env) };
-  const missing = ["CODECALL_SSH_HOST", "CODECALL_SSH_PORT", "CODECALL_SSH_USER", "CODECALL_SSH_KEY", "CODECALL_SSH_KNOWN_HOSTS"].filter((name) => !vars[name]);
+  const missing = ["CODECALL_SSH_HOST", "CODECALL_SSH_PORT", "CODECALL_SSH_USER", "CODECALL_SSH_KEY", "CODECALL_SSH_KNOWN_HOSTS"].filter(
+    (name) => !vars[name],
+  );
   if (missing.length > 0) return { unavailableReason: `no SSH server configured (run scripts/ci/sshd.sh; missing ${missing.join(", ")})` };
   const server: SshServer = {
     host: vars.CODECALL_SSH_HOST!,
@@ -43,7 +45,8 @@ async function locateServer(): Promise<{ server?: SshServer; unavailableReason?:
     keyPath: vars.CODECALL_SSH_KEY!,
     knownHostsPath: vars.CODECALL_SSH_KNOWN_HOSTS!,
   };
-  if (!(await portOpen(server.host, server.port))) return { unavailableReason: `nothing answers on ${server.host}:${server.port} (start it with scripts/ci/sshd.sh)` };
+  if (!(await portOpen(server.host, server.port)))
+    return { unavailableReason: `nothing answers on ${server.host}:${server.port} (start it with scripts/ci/sshd.sh)` };
   return { server };
 }
 

@@ -31,7 +31,12 @@ describeIntegration("transport auto on ssh", sshd.unavailableReason, () => {
   it("picks the stream transport over the file transport", async () => {
     await using environment = await createEnvironment(connectionOptions());
     const transports = await resolveTransports("auto", { importModule: (specifier) => import(specifier) });
-    const result = await executeCode({ code: 'from codecall import terminal\nprint(terminal("echo hi")["output"].strip())', environment, transport: transports, tools: builtinTools });
+    const result = await executeCode({
+      code: 'from codecall import terminal\nprint(terminal("echo hi")["output"].strip())',
+      environment,
+      transport: transports,
+      tools: builtinTools,
+    });
     expect(result).toMatchObject({ status: "success", output: "hi\n", transport: "stream" });
     expect(result.transportsSkipped).toBeUndefined();
   }, 120_000);

@@ -106,7 +106,10 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     const scriptPath = `${runDir}/script.py`;
     const archivePath = `${runDir}/run.zip`;
     const archiveFor = (transport: Transport) =>
-      storedZip([...pythonGuestFiles({ tools, clientSource: transport.guestClient("python"), moduleName }), { name: "script.py", data: options.code }]);
+      storedZip([
+        ...pythonGuestFiles({ tools, clientSource: transport.guestClient("python"), moduleName }),
+        { name: "script.py", data: options.code },
+      ]);
     const preferred = candidates[0]!;
     const preferredArchive = archiveFor(preferred);
     opening = openTransport(candidates, environment, { runId, runDir, token, dispatcher, maxFrameBytes: limits.maxFrameBytes, interpreter });

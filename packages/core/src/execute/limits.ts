@@ -48,10 +48,14 @@ export function resolveLimits(overrides: Partial<ExecutionLimits> = {}): Executi
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, name)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${describe(value)}`, { details: { limit: name } });
+      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${describe(value)}`, {
+        details: { limit: name },
+      });
     }
     if (DURATIONS.has(name) && value > MAX_DURATION_MS) {
-      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be at most ${MAX_DURATION_MS} ms (365 days), got ${value}`, { details: { limit: name } });
+      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be at most ${MAX_DURATION_MS} ms (365 days), got ${value}`, {
+        details: { limit: name },
+      });
     }
     limits[name] = value;
   }

@@ -13,7 +13,9 @@ export function supportingTransports(candidates: Transport | readonly Transport[
   const supporting = list.filter((transport) => transport.supports(environment));
   if (supporting.length > 0) return supporting;
   const names = list.map((transport) => transport.id).join(", ") || "(none given)";
-  const why = list.map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`).join("; ");
+  const why = list
+    .map((transport) => `${transport.id} needs ${transport.requires ?? `something the ${environment.backendId} backend lacks`}`)
+    .join("; ");
   throw new CodecallError(
     "NO_SUPPORTED_TRANSPORT",
     `No transport supports the ${environment.backendId} backend (tried: ${names})${why ? `: ${why}` : ""}. ` +

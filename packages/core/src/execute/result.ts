@@ -107,7 +107,10 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
 }
 
 /** A result for a run that failed before or around the script (setup, backend, transport). */
-export function failedResult(message: string, fields: { durationSeconds: number; toolCallsMade: number; backend: string; transport: string }): ExecuteCodeResult {
+export function failedResult(
+  message: string,
+  fields: { durationSeconds: number; toolCallsMade: number; backend: string; transport: string },
+): ExecuteCodeResult {
   return {
     status: "error",
     output: message,

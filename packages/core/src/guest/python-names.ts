@@ -7,8 +7,10 @@ import { CodecallError } from "../errors.js";
 
 /** Python's hard keywords: `def class(...)` is a syntax error, so the module would not import. */
 export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(
-  ("False None True and as assert async await break class continue def del elif else except finally for from " +
-    "global if import in is lambda nonlocal not or pass raise return try while with yield").split(" "),
+  (
+    "False None True and as assert async await break class continue def del elif else except finally for from " +
+    "global if import in is lambda nonlocal not or pass raise return try while with yield"
+  ).split(" "),
 );
 
 /**

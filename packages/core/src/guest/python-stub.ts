@@ -117,7 +117,10 @@ function parametersOf(tool: ToolDefinition): StubParameter[] {
       description: property.description,
     };
   });
-  assertUnique(parameters.map((p) => p.pythonName), tool.name);
+  assertUnique(
+    parameters.map((p) => p.pythonName),
+    tool.name,
+  );
   // Python wants parameters without defaults first.
   return [...parameters.filter((p) => p.required), ...parameters.filter((p) => !p.required)];
 }
@@ -148,7 +151,8 @@ function renderShape(schema: JSONSchema, depth = 0): string {
     const fields = Object.entries(schema.properties).map(([name, property]) => `${JSON.stringify(name)}: ${renderShape(property, depth + 1)}`);
     return `{${fields.join(", ")}}`;
   }
-  if (schemaType(schema) === "array" && typeof schema.items === "object" && !Array.isArray(schema.items)) return `[${renderShape(schema.items as JSONSchema, depth + 1)}, ...]`;
+  if (schemaType(schema) === "array" && typeof schema.items === "object" && !Array.isArray(schema.items))
+    return `[${renderShape(schema.items as JSONSchema, depth + 1)}, ...]`;
   return pythonType(schema);
 }
 

@@ -14,7 +14,8 @@ export class OptionReader {
   constructor(backend: string, raw: unknown, known: readonly string[]) {
     this.#backend = backend;
     if (raw === undefined || raw === null) raw = {};
-    if (typeof raw !== "object" || Array.isArray(raw)) throw new CodecallError("INVALID_OPTIONS", `The ${backend} backend's options must be an object`);
+    if (typeof raw !== "object" || Array.isArray(raw))
+      throw new CodecallError("INVALID_OPTIONS", `The ${backend} backend's options must be an object`);
     this.#input = raw as Record<string, unknown>;
     const unknown = Object.keys(this.#input).filter((key) => !known.includes(key) && this.#input[key] !== undefined);
     if (unknown.length > 0) {

@@ -127,7 +127,8 @@ export class RemoteExecutor {
   #pidDir(): Promise<string> {
     this.#stateDir ??= this.#run(shellExec('umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-procs-XXXXXX"')).then((output) => {
       const dir = output.trim();
-      if (!dir.startsWith("/")) throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: could not create a private directory (mktemp said: ${dir})`);
+      if (!dir.startsWith("/"))
+        throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: could not create a private directory (mktemp said: ${dir})`);
       return dir;
     });
     return this.#stateDir;
@@ -170,10 +171,16 @@ export class RemoteExecutor {
       { ...(stdin === undefined ? {} : { stdin }), maxOutputBytes: HELPER_OUTPUT_BYTES },
     );
     if (collected.stdout.truncated) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: helper command printed over ${HELPER_OUTPUT_BYTES} bytes; its output was refused`);
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `${this.#backendId}: helper command printed over ${HELPER_OUTPUT_BYTES} bytes; its output was refused`,
+      );
     }
     if (collected.exit.exitCode !== 0) {
-      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: helper command failed (${collected.exit.exitCode}): ${collected.stderr.text.trim()}`);
+      throw new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `${this.#backendId}: helper command failed (${collected.exit.exitCode}): ${collected.stderr.text.trim()}`,
+      );
     }
     return collected.stdout.text;
   }

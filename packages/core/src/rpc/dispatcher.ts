@@ -135,7 +135,7 @@ export class RpcDispatcher {
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
     if (typeof name !== "string" || name === "") {
-      return frame(rpcError(id, RpcErrorCode.InvalidParams, 'tools/call needs params.name, the tool name'));
+      return frame(rpcError(id, RpcErrorCode.InvalidParams, "tools/call needs params.name, the tool name"));
     }
     const tool = this.#tools.get(name);
     if (!tool) return frame(rpcError(id, RpcErrorCode.ToolNotAvailable, this.#notAvailableMessage(name)));
@@ -153,11 +153,7 @@ export class RpcDispatcher {
     }
     if (this.#toolCallsMade >= this.#maxToolCalls) {
       return frame(
-        rpcError(
-          id,
-          RpcErrorCode.ToolCallLimit,
-          `Tool call limit reached (${this.#maxToolCalls}). No more tool calls allowed in this execution.`,
-        ),
+        rpcError(id, RpcErrorCode.ToolCallLimit, `Tool call limit reached (${this.#maxToolCalls}). No more tool calls allowed in this execution.`),
       );
     }
     this.#toolCallsMade += 1;
@@ -290,11 +286,7 @@ export class RpcConnection {
   /** The response to a frame that exceeded the size limit (its id recovered when possible). */
   rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number): string {
     return frame(
-      rpcError(
-        sniffRequestId(prefix),
-        RpcErrorCode.FrameTooLarge,
-        `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`,
-      ),
+      rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`),
     );
   }
 
@@ -304,7 +296,11 @@ export class RpcConnection {
     this.#authenticated = false;
     if (params.protocol !== PROTOCOL_VERSION) {
       return frame(
-        rpcError(request.id, RpcErrorCode.UnsupportedProtocol, `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`),
+        rpcError(
+          request.id,
+          RpcErrorCode.UnsupportedProtocol,
+          `Unsupported protocol ${String(params.protocol)}; the host speaks ${PROTOCOL_VERSION}`,
+        ),
       );
     }
     if (!this.#dispatcher.checkToken(params.token)) {

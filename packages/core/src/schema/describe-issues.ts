@@ -90,7 +90,8 @@ function describe(unit: OutputUnit, at: Located, schema: Schema | undefined, wra
       for (const [name, needs] of Object.entries(rules ?? {})) {
         if (!isObject(value) || !Object.hasOwn(value, name)) continue;
         if (Array.isArray(needs)) {
-          for (const other of missing(value, needs as string[])) lines.push(`'${join(at.path, other)}' is required when '${join(at.path, name)}' is given`);
+          for (const other of missing(value, needs as string[]))
+            lines.push(`'${join(at.path, other)}' is required when '${join(at.path, name)}' is given`);
         }
       }
       // The schema form of `dependencies` is explained by its subschema's own units.
@@ -107,14 +108,18 @@ function describe(unit: OutputUnit, at: Located, schema: Schema | undefined, wra
     case "maxItems":
       return [`${where} must have at most ${s.maxItems} items`];
     case "uniqueItems":
-      return [`${where} must not contain duplicate items (${unit.error.replace(/^Duplicate items at indexes (\d+) and (\d+)\.$/, "items $1 and $2 are equal")})`];
+      return [
+        `${where} must not contain duplicate items (${unit.error.replace(/^Duplicate items at indexes (\d+) and (\d+)\.$/, "items $1 and $2 are equal")})`,
+      ];
     case "contains":
     case "minContains":
     case "maxContains": {
       const least = s.minContains ?? 1;
       const most = s.maxContains;
       const bound = unit.keyword === "maxContains" ? `at most ${most}` : `at least ${least}`;
-      return [`${where} must contain ${bound} ${plural(unit.keyword === "maxContains" ? most! : least, "item", "items")} matching ${short(s.contains)}`];
+      return [
+        `${where} must contain ${bound} ${plural(unit.keyword === "maxContains" ? most! : least, "item", "items")} matching ${short(s.contains)}`,
+      ];
     }
     case "minLength":
       return [`${where} must have at least ${s.minLength} characters`];

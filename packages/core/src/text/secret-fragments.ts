@@ -45,7 +45,8 @@ function secretSuffixLength(text: string, secret: string, minLength: number): nu
 function secretSpans(text: string, knownSecrets: readonly string[]): Array<{ start: number; end: number }> {
   const spans: Array<{ start: number; end: number }> = [];
   for (const secret of knownSecrets) {
-    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1)) spans.push({ start: index, end: index + secret.length });
+    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1))
+      spans.push({ start: index, end: index + secret.length });
   }
   for (const pattern of SECRET_PATTERNS) {
     for (const match of text.matchAll(pattern)) spans.push({ start: match.index, end: match.index + match[0].length });

@@ -100,7 +100,7 @@ function secretSafeCut(text: string, secrets: readonly string[]): number {
     if (start < cut) cut = start;
   }
   // A shorter secret's beginning can sit inside a longer secret that is already whole.
-  for (let moved = true; moved; ) {
+  for (let moved = true; moved;) {
     moved = false;
     for (const secret of secrets) {
       const found = text.indexOf(secret, Math.max(0, cut - secret.length + 1));

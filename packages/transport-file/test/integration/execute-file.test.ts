@@ -28,11 +28,16 @@ describe("file transport end to end on local", () => {
     name: "hang",
     description: "Never finishes on its own.",
     parameters: { type: "object", properties: {} },
-    execute: (_args: Record<string, never>, context) => new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("cancelled")))),
+    execute: (_args: Record<string, never>, context) =>
+      new Promise((_, reject) => context.signal.addEventListener("abort", () => reject(new Error("cancelled")))),
   });
   const run = (environment: OneshotSpy | LocalEnvironment, code: string, extra: Partial<ExecuteCodeOptions> = {}) =>
     executeCode({ code, environment, transport: createTransport(), tools: [echo, hang], limits: { maxToolCalls: 200 }, ...extra });
-  const exists = (file: string) => stat(file).then(() => true, () => false);
+  const exists = (file: string) =>
+    stat(file).then(
+      () => true,
+      () => false,
+    );
 
   beforeAll(() => {
     local = createEnvironment();

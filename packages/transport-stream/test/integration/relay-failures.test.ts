@@ -55,7 +55,14 @@ describe("stream relay on the local backend", () => {
   it("listens on a 0600 socket in the run dir and leaves nothing running or on disk after close", async () => {
     const runDir = await environment.tempDir();
     const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
-    const session = await createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" });
+    const session = await createTransport().open(environment, {
+      runId: "test",
+      runDir,
+      token: "t".repeat(64),
+      dispatcher,
+      maxFrameBytes: 1 << 20,
+      interpreter: "python3",
+    });
     const socketPath = session.guestEnv.CODECALL_RPC_SOCKET!;
     expect(path.dirname(socketPath)).toBe(runDir);
     expect((await stat(socketPath)).mode & 0o777).toBe(0o600);
@@ -72,7 +79,14 @@ describe("stream relay on the local backend", () => {
     const planted = createEnvironment({ env: { ...process.env, CODECALL_PLANTED_SECRET: "planted-5e1f" } });
     const runDir = await planted.tempDir();
     const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment: planted, runId: "test", maxToolCalls: 10 });
-    const session = await createTransport().open(planted, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" });
+    const session = await createTransport().open(planted, {
+      runId: "test",
+      runDir,
+      token: "t".repeat(64),
+      dispatcher,
+      maxFrameBytes: 1 << 20,
+      interpreter: "python3",
+    });
     try {
       const [relayPid] = await processesNaming(session.guestEnv.CODECALL_RPC_SOCKET!);
       const relayEnv = await readFile(`/proc/${relayPid}/environ`, "utf8");
@@ -88,7 +102,14 @@ describe("stream relay on the local backend", () => {
   it("fails to open with a clear error when the interpreter is missing", async () => {
     const runDir = await environment.tempDir();
     const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
-    const opening = createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python-codecall-missing" });
+    const opening = createTransport().open(environment, {
+      runId: "test",
+      runDir,
+      token: "t".repeat(64),
+      dispatcher,
+      maxFrameBytes: 1 << 20,
+      interpreter: "python-codecall-missing",
+    });
     await expect(opening).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "TRANSPORT_FAILED"));
     await expect(opening).rejects.toThrow(/the stream relay did not start: python-codecall-missing is not available in this environment/);
     await rm(runDir, { recursive: true, force: true });
@@ -98,7 +119,14 @@ describe("stream relay on the local backend", () => {
     const runDir = path.join(await mkdtemp(path.join(tmpdir(), "codecall-")), "d".repeat(100));
     const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
     await expect(
-      createTransport().open(environment, { runId: "test", runDir, token: "t".repeat(64), dispatcher, maxFrameBytes: 1 << 20, interpreter: "python3" }),
+      createTransport().open(environment, {
+        runId: "test",
+        runDir,
+        token: "t".repeat(64),
+        dispatcher,
+        maxFrameBytes: 1 << 20,
+        interpreter: "python3",
+      }),
     ).rejects.toThrow(/too long for a Unix socket path .* of at most 100 bytes/);
     await rm(path.dirname(runDir), { recursive: true, force: true });
   });
@@ -109,13 +137,16 @@ describe("stream relay on the local backend", () => {
     const stubborn = createTransport({ startTimeoutMs: 300 });
     const transport = [
       Object.assign(Object.create(stubborn) as typeof stubborn, {
-        open: (environment_: LocalEnvironment, run: Parameters<typeof stubborn.open>[1]) => stubborn.open(environment_, { ...run, interpreter: `python3 -c "import time; time.sleep(30)" ${marker}` }),
+        open: (environment_: LocalEnvironment, run: Parameters<typeof stubborn.open>[1]) =>
+          stubborn.open(environment_, { ...run, interpreter: `python3 -c "import time; time.sleep(30)" ${marker}` }),
       }),
       createFileTransport(),
     ];
     const result = await executeCode({ code: 'from codecall import echo\nprint(echo("via fallback"))', environment, transport, tools });
     expect(result).toMatchObject({ status: "success", output: "via fallback\n", transport: "file" });
-    expect(result.transportsSkipped).toEqual([expect.stringMatching(/^stream: the stream relay did not start: the relay did not start within 300 ms/)]);
+    expect(result.transportsSkipped).toEqual([
+      expect.stringMatching(/^stream: the stream relay did not start: the relay did not start within 300 ms/),
+    ]);
     expect(await processesNaming(marker)).toEqual([]);
   });
 
@@ -164,6 +195,8 @@ print("script goes on")
     expect(killed).toHaveLength(1);
     expect(started - before).toBe(1);
     expect(result.status).toBe("success");
-    expect(result.output).toMatch(/^pending: \['[^']*connection to the codecall host closed; the call was not retried'\]\nlater: .*cannot reach the codecall host.*\nscript goes on\n$/);
+    expect(result.output).toMatch(
+      /^pending: \['[^']*connection to the codecall host closed; the call was not retried'\]\nlater: .*cannot reach the codecall host.*\nscript goes on\n$/,
+    );
   });
 });

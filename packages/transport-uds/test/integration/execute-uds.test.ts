@@ -51,10 +51,7 @@ try:
 except codecall.ToolError as error:
     print("missing:", error.message)
 `);
-    expect(result.output).toBe(
-      "wrong: Unauthorized: wrong or missing run token\n" +
-        "missing: Unauthorized: wrong or missing run token\n",
-    );
+    expect(result.output).toBe("wrong: Unauthorized: wrong or missing run token\n" + "missing: Unauthorized: wrong or missing run token\n");
     expect(result.toolCallsMade).toBe(0);
   });
 
