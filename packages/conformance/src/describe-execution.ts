@@ -537,7 +537,7 @@ print(echo("after")["text"])
         const reported: string[] = [];
         const result = await run(
           `
-import json, codecall
+import json, codecall, _codecall_client
 from codecall import echo, fail_oddly, ToolError
 for how in ("message-getter", "proxy"):
     try:
@@ -545,17 +545,18 @@ for how in ("message-getter", "proxy"):
     except ToolError as error:
         print(how, "->", error.message)
 print(echo("before")["text"])
-# 100 000 levels of arguments, written by hand: Python's own encoder would refuse them.
+# 100 000 levels of arguments, written by hand: Python's own encoder would refuse them. The
+# transport's client encodes with _codecall_protocol's encode_request, imported by that name.
 def deep_frame(request_id, method, params):
     head = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"build","arguments":{"levels":0,"payload":' % json.dumps(request_id)
     return (head + "[" * 100_000 + "]" * 100_000 + "}}}\\n").encode()
-plain, codecall._codecall_encode = codecall._codecall_encode, deep_frame
+plain, _codecall_client.encode_request = _codecall_client.encode_request, deep_frame
 try:
     codecall.build(0)
     print("accepted")
 except ToolError as error:
     print("deep:", error.message)
-codecall._codecall_encode = plain
+_codecall_client.encode_request = plain
 print(echo("after")["text"])
 `,
           // A naive progress reporter: it stringifies whatever it is given, and it throws. (A host

@@ -1,6 +1,6 @@
 /**
  * `describeTransport()`: the cases every transport must pass, driven by REAL guest Python (the
- * module `generatePythonModule` builds from the transport's client) against a real RpcDispatcher,
+ * modules `pythonGuestFiles` gives for the transport's client) against a real RpcDispatcher,
  * in a real environment. Only the Transport and Environment contracts are used.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -133,9 +133,9 @@ print(len(big), big[0], set(big[1:]) == {"x"})
       async () => {
         const guest = await outputOf(
           `
-import codecall
+import _codecall_protocol
 from codecall import echo, ToolError
-codecall._MAX_FRAME_BYTES = 1 << 40  # skip the client's own check: the host must refuse it
+_codecall_protocol.MAX_FRAME_BYTES = 1 << 40  # skip the client's own check: the host must refuse it
 try:
     echo("y" * 2_000_000)
     print("accepted")

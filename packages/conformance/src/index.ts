@@ -9,4 +9,5 @@ export { describeExecution, type ExecutionSuiteOptions } from "./describe-execut
 export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";
 export { describeReadRace, type CappedReader, type ReadRaceSuiteOptions } from "./describe-read-race.js";
 export { describeIntegration, integrationRequired } from "./integration.js";
+export { describePythonTests, type PythonTestsOptions } from "./describe-python-tests.js";
 export { SOCKET_MALFORMED_INPUT } from "./socket-malformed-input.js";

@@ -1,7 +1,8 @@
 /**
  * Runs real guest Python against a transport, without `executeCode`: a private run dir with the
- * generated module and a driver script, a real RpcDispatcher with probe tools, the transport's
- * session, and the environment's own `execute` — so a case sees exactly what the transport does.
+ * guest modules (the generated one, the runtime and the transport's client) and a driver script,
+ * a real RpcDispatcher with probe tools, the transport's session, and the environment's own
+ * `execute` — so a case sees exactly what the transport does.
  */
 import {
   defineTool,
@@ -12,7 +13,7 @@ import {
   type Transport,
   type TransportSession,
 } from "@codecall/core";
-import { DEFAULT_MAX_FRAME_BYTES, generatePythonModule, newRunToken, RpcDispatcher } from "@codecall/core/protocol";
+import { DEFAULT_MAX_FRAME_BYTES, newRunToken, pythonGuestFiles, RpcDispatcher } from "@codecall/core/protocol";
 import { newRunId, shellQuote } from "@codecall/core/backend-kit";
 
 /** What the probe tools saw during one guest run. */
@@ -131,9 +132,9 @@ export async function runGuest(
     },
   });
   try {
-    await environment.writeFile(`${runDir}/codecall.py`, generatePythonModule({ tools, clientSource: transport.guestClient("python") }), {
-      mode: 0o600,
-    });
+    for (const file of pythonGuestFiles({ tools, clientSource: transport.guestClient("python") })) {
+      await environment.writeFile(`${runDir}/${file.name}`, file.data, { mode: 0o600 });
+    }
     await environment.writeFile(`${runDir}/driver.py`, python, { mode: 0o600 });
     session = await transport.open(environment, { runId, runDir, token, dispatcher, maxFrameBytes, interpreter: options.interpreter });
     const result = await environment.execute(`exec ${options.interpreter} driver.py`, {

@@ -36,4 +36,5 @@ export { newRunToken } from "./ids.js";
 
 export { PYTHON_SOCKET_CLIENT } from "./guest/socket-client.js";
 export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, type PythonModuleOptions } from "./guest/python-stub.js";
+export { pythonGuestFiles, type GuestFile, type PythonGuestOptions } from "./guest/python-guest.js";
 export { isPythonIdentifier, TOOL_NAME_RULE } from "./guest/python-names.js";

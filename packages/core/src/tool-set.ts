@@ -29,5 +29,5 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
   }
   // What is left to check is whether the stub module can be written (two parameters that map to
   // one Python name, a tool `x` beside a tool `x_async`...): writing it says so.
-  generatePythonModule({ tools, clientSource: "" });
+  generatePythonModule({ tools });
 }

@@ -49,11 +49,13 @@ export interface Transport {
   /** Starts serving the run's frames. */
   open(environment: Environment, run: RunContext): Promise<TransportSession>;
   /**
-   * Source of the guest-side client. For Python it must define
-   * `_codecall_submit(method: str, params: dict) -> concurrent.futures.Future`, thread-safe, which
-   * resolves to the JSON-RPC result or fails with `ToolError` (defined by the prelude before it,
-   * along with `_codecall_encode`, `_codecall_failed_future`, `_codecall_settle` and
-   * `_codecall_settle_response`).
+   * Source of the guest-side client. For Python: a module, shipped to the run as
+   * `_codecall_client` beside the tools module, that defines
+   * `submit(method: str, params: dict) -> concurrent.futures.Future`, thread-safe, which resolves
+   * to the JSON-RPC result or fails with `ToolError`. It imports what it needs explicitly: the wire
+   * format and `ToolError` from `_codecall_protocol` (`encode_request`, `decode_answer`,
+   * `answer_id`, `failed_future`, `settle`, `settle_response`), the rest from the standard library.
+   * `guest/python/_codecall_client.pyi` in this package states the contract for type checkers.
    */
   guestClient(language: GuestLanguage): string;
 }

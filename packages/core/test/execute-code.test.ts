@@ -45,10 +45,8 @@ describe("executeCode on the in-memory pair", () => {
     expect(spawned!.command).toMatch(/^exec \/opt\/py\/bin\/python3\.12 -I -S -c '/);
     expect(spawned!.command.endsWith(" /mem/run-1/script.py")).toBe(true);
     expect(spawned!.options).toMatchObject({ clearEnv: true, timeoutMs: 300_000 + 5_000 + 5_000 });
-    expect(writeFile.mock.calls.map(([path, , options]) => [path, options]).sort()).toEqual([
-      ["/mem/run-1/codecall.py", { mode: 0o600 }],
-      ["/mem/run-1/script.py", { mode: 0o600 }],
-    ]);
+    expect(writeFile.mock.calls.map(([path, , options]) => [path, options]).sort()).toEqual([["/mem/run-1/run.zip", { mode: 0o600 }]]);
+    expect(spawned!.command.endsWith(" /mem/run-1/run.zip /mem/run-1/script.py")).toBe(true);
   });
 
   it("installs a module offering the allowed tools with the serving transport's client", async () => {
@@ -56,7 +54,7 @@ describe("executeCode on the in-memory pair", () => {
       async (script) => {
         const module = await script.importModule("host_tools");
         script.print(
-          module.source.includes(memoryClientSource("memory").trim()),
+          module.clientSource === memoryClientSource("memory"),
           module.source.includes("def echo("),
           module.source.includes("def hidden("),
         );

@@ -1,10 +1,11 @@
 // The script launcher run for real (Linux, python3): it passes the script's status on and ends
 // every process the script left, also those no process group, parent or env tag leads to.
-import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storedZip, type ZipEntry } from "../src/files/stored-zip.js";
 import { launchScriptCommand } from "../src/guest/launcher.js";
 import { processGone } from "./support/process-gone.js";
 
@@ -80,5 +81,45 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     process.kill(pid, "SIGTERM");
     expect((await done).signal).toBe("SIGTERM");
     expect(await processGone(helper)).toBe(true);
+  }, 30_000);
+});
+
+describe.runIf(process.platform === "linux")("script launcher with the run's archive", () => {
+  /** Writes `entries` as the run's archive in the test dir and launches script.py from it. */
+  async function launchArchive(entries: ZipEntry[]) {
+    const archive = path.join(dir, "run.zip");
+    await writeFile(archive, storedZip(entries));
+    const command = launchScriptCommand("python3", path.join(dir, "script.py"), archive);
+    return spawnSync("sh", ["-c", command], { encoding: "utf8", env: { PATH: process.env.PATH, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1" } });
+  }
+
+  it("writes the archive's files beside it, private, and runs the script, which imports them", async () => {
+    const run = await launchArchive([
+      { name: "helper.py", data: "GREETING = 'from the helper'\n" },
+      { name: "script.py", data: "import helper\nprint(helper.GREETING)\n" },
+    ]);
+    expect(run).toMatchObject({ status: 0, stdout: "from the helper\n", stderr: "" });
+    expect((await readdir(dir)).sort()).toEqual(["helper.py", "run.zip", "script.py"]);
+    expect((await stat(path.join(dir, "helper.py"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(path.join(dir, "script.py"), "utf8")).toBe("import helper\nprint(helper.GREETING)\n");
+  }, 30_000);
+
+  it("refuses an entry that names another directory, and runs nothing", async () => {
+    const run = await launchArchive([
+      { name: "../escaped.py", data: "" },
+      { name: "script.py", data: "print('ran')\n" },
+    ]);
+    expect(run).toMatchObject({ status: 1, stdout: "" });
+    expect(run.stderr).toBe(
+      `codecall: cannot unpack the run's files from ${path.join(dir, "run.zip")}: an entry it cannot unpack: '../escaped.py'\n`,
+    );
+    expect(await readdir(path.dirname(dir))).not.toContain("escaped.py");
+  }, 30_000);
+
+  it("never writes over a file that is already there", async () => {
+    await writeFile(path.join(dir, "script.py"), "print('planted')\n");
+    const run = await launchArchive([{ name: "script.py", data: "print('ran')\n" }]);
+    expect(run).toMatchObject({ status: 1, stdout: "" });
+    expect(run.stderr).toMatch(/^codecall: cannot unpack the run's files from .*run\.zip: \[Errno 17\] File exists/);
   }, 30_000);
 });

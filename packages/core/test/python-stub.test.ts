@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
 import { isPythonIdentifier } from "../src/guest/python-names.js";
+import { pythonGuestFiles } from "../src/guest/python-guest.js";
 import { describePythonSignatures, generatePythonModule } from "../src/guest/python-stub.js";
 import type { ToolDefinition } from "../src/tool.js";
 
@@ -51,12 +52,17 @@ const search = tool({
 
 const ping = tool({ name: "ping", description: "", parameters: { type: "object" } });
 
-/** Echoes each call as its result; fails calls to the tool named "broken" with a ToolError. */
+/** A client module that echoes each call as its result and fails calls to the tool "broken". */
 const CLIENT = `
-def _codecall_submit(method, params):
+import concurrent.futures
+
+from _codecall_protocol import ToolError, failed_future
+
+
+def submit(method, params):
     if params.get("name") == "broken":
-        return _codecall_failed_future(ToolError("it broke", code=-32004, tool="broken"))
-    future = _futures.Future()
+        return failed_future(ToolError("it broke", code=-32004, tool="broken"))
+    future = concurrent.futures.Future()
     future.set_result({"method": method, "params": params})
     return future
 `;
@@ -87,7 +93,7 @@ try:
     call_tool("broken")
     out["broken"] = None
 except ToolError as error:
-    out["broken"] = [str(error), error.code, error.tool]
+    out["broken"] = [str(error), error.code, error.tool, type(error).__module__]
 
 out["sig_read_file"] = str(inspect.signature(read_file))
 out["sig_search"] = str(inspect.signature(search))
@@ -101,7 +107,6 @@ print(json.dumps(out))
 `;
 
 let dir: string;
-let source: string;
 
 function python(...args: string[]): string {
   return execFileSync("python3", args, { cwd: dir, encoding: "utf8", env: { PATH: process.env.PATH, PYTHONDONTWRITEBYTECODE: "1" } });
@@ -109,8 +114,7 @@ function python(...args: string[]): string {
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "codecall-stub-"));
-  source = generatePythonModule({ tools: [readFile, search, ping], clientSource: CLIENT });
-  writeFileSync(join(dir, "codecall.py"), source);
+  for (const file of pythonGuestFiles({ tools: [readFile, search, ping], clientSource: CLIENT })) writeFileSync(join(dir, file.name), file.data);
   writeFileSync(join(dir, "script.py"), SCRIPT);
 });
 
@@ -178,7 +182,8 @@ describe("generatePythonModule, run by python3", () => {
   });
 
   it("raises ToolError for failed calls", () => {
-    expect(out.broken).toEqual(["broken: it broke", -32004, "broken"]);
+    // Raised by the runtime module, known to the script (and its tracebacks) as codecall.ToolError.
+    expect(out.broken).toEqual(["broken: it broke", -32004, "broken", "codecall"]);
   });
 
   it("generates signatures with required parameters first and typed defaults", () => {
@@ -219,7 +224,7 @@ describe("generatePythonModule: names", () => {
   it.each(["bad-name", "class", "_x", "ToolError", "call_tool", "1abc", "", "with space", "None"])("refuses the tool name %j", (name) => {
     let caught: unknown;
     try {
-      generatePythonModule({ tools: [tool({ name, description: "", parameters: { type: "object" } })], clientSource: "" });
+      generatePythonModule({ tools: [tool({ name, description: "", parameters: { type: "object" } })] });
     } catch (error) {
       caught = error;
     }
@@ -230,26 +235,24 @@ describe("generatePythonModule: names", () => {
   it("refuses two tools whose names collide in the module", () => {
     const a = tool({ name: "fetch", description: "", parameters: { type: "object" } });
     const b = tool({ name: "fetch_async", description: "", parameters: { type: "object" } });
-    expect(() => generatePythonModule({ tools: [a, b], clientSource: "" })).toThrow(/same Python name: fetch_async/);
-    expect(() => generatePythonModule({ tools: [a, a], clientSource: "" })).toThrow(CodecallError);
+    expect(() => generatePythonModule({ tools: [a, b] })).toThrow(/same Python name: fetch_async/);
+    expect(() => generatePythonModule({ tools: [a, a] })).toThrow(CodecallError);
   });
 
   it("refuses parameters whose Python names collide", () => {
     const clash = tool({ name: "clash", description: "", parameters: { type: "object", properties: { from: {}, from_: {} } } });
-    expect(() => generatePythonModule({ tools: [clash], clientSource: "" })).toThrow(
-      "Two names in parameters of tool clash map to the same Python name: from_",
-    );
+    expect(() => generatePythonModule({ tools: [clash] })).toThrow("Two names in parameters of tool clash map to the same Python name: from_");
   });
 
   it("renames a parameter that would shadow the helper the stub body calls", () => {
     const shadow = tool({ name: "shadow", description: "", parameters: { type: "object", properties: { _codecall_call: { type: "string" } } } });
-    const source = generatePythonModule({ tools: [shadow], clientSource: "" });
+    const source = generatePythonModule({ tools: [shadow] });
     expect(source).toContain("def shadow(_codecall_call_: str | None = None) -> Any:");
     expect(source).toContain('return _codecall_call("shadow", {"_codecall_call": _codecall_call_})');
   });
 
   it("uses the module name in the module docstring", () => {
-    expect(generatePythonModule({ tools: [], clientSource: "", moduleName: "tools" }).split("\n")[0]).toBe(
+    expect(generatePythonModule({ tools: [], moduleName: "tools" }).split("\n")[0]).toBe(
       '"""tools: tools of this run, callable from Python. Generated by codecall; do not edit."""',
     );
   });
@@ -288,7 +291,7 @@ describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
       },
     });
     expect(describePythonSignatures([zodStyle])).toEqual(["get_issue(id: int, verbose: bool = False) -> Any: Gets an issue."]);
-    expect(generatePythonModule({ tools: [zodStyle], clientSource: "" })).toContain("        id: The issue number.");
+    expect(generatePythonModule({ tools: [zodStyle] })).toContain("        id: The issue number.");
   });
 
   it("merges the properties and required names of allOf parts", () => {

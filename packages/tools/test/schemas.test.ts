@@ -143,7 +143,7 @@ describe("tool schemas", () => {
   });
 
   it("generate a guest module that Python compiles", async () => {
-    const source = generatePythonModule({ tools: builtinTools, clientSource: "" });
+    const source = generatePythonModule({ tools: builtinTools });
     await writeFile(ws.at("codecall.py"), source);
     const python = await run("python3", ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read()); print('ok')", ws.at("codecall.py")]).catch(
       (error: unknown) => error,

@@ -47,12 +47,12 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       interpreter: run.interpreter,
     });
     const guest = { environment, runDir, code: run.code, tools: run.tools, moduleName: run.moduleName };
-    const { scriptPath, opened } = await installGuest(guest, run.candidates[0], opening);
+    const { scriptPath, archivePath, opened } = await installGuest(guest, run.candidates[0], opening);
     identity.transport = opened.transport.id;
 
     const supervised = await superviseScript({
       environment,
-      command: launchScriptCommand(run.interpreter, scriptPath),
+      command: launchScriptCommand(run.interpreter, scriptPath, archivePath),
       env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       limits,

@@ -9,9 +9,11 @@ import { shellQuote } from "../text/shell-quote.js";
 
 /**
  * A shell command that runs `scriptPath` with `interpreter` (a shell word or words, such as
- * `python3`) under the launcher; the exit status is the script's.
+ * `python3`) under the launcher; the exit status is the script's. With `archivePath` (a zip from
+ * `storedZip`), the launcher first writes the archive's files into its directory.
  */
-export function launchScriptCommand(interpreter: string, scriptPath: string): string {
+export function launchScriptCommand(interpreter: string, scriptPath: string, archivePath?: string): string {
   // -I -S: the launcher needs no site packages, and importing them is most of a start.
-  return `exec ${interpreter} -I -S -c ${shellQuote(launcher)} ${shellQuote(scriptPath)}`;
+  const archive = archivePath === undefined ? "" : ` ${shellQuote(archivePath)}`;
+  return `exec ${interpreter} -I -S -c ${shellQuote(launcher)}${archive} ${shellQuote(scriptPath)}`;
 }

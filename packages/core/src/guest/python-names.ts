@@ -38,7 +38,7 @@ export const PYTHON_BUILTINS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
-/** Public names the stub module defines itself (see prelude.py and stubs-footer.py). */
+/** Public names the stub module defines itself (see python-stub.ts and python/_codecall_calls.py). */
 export const STUB_MODULE_NAMES: ReadonlySet<string> = new Set(["ToolError", "call_tool", "call_tool_async", "annotations"]);
 
 /** ASCII only: Python folds non-ASCII identifiers with NFKC, so `ﬁle` would import as `file`. */
@@ -76,9 +76,19 @@ export function assertToolName(name: unknown): void {
   }
 }
 
+/** The guest runtime's modules, shipped beside the tools module (see python-guest.ts). */
+export const GUEST_RUNTIME_MODULES = { protocol: "_codecall_protocol", calls: "_codecall_calls", client: "_codecall_client" } as const;
+
+/** The script's own file in the run dir is `script.py`: a tools module of that name would replace it. */
+const SCRIPT_MODULE = "script";
+
 /** Throws `INVALID_OPTIONS` when the guest module cannot be imported under `name`. */
 export function assertModuleName(name: string): void {
   if (!isPythonIdentifier(name)) {
     throw new CodecallError("INVALID_OPTIONS", `moduleName must be an ASCII Python identifier (not a keyword), got ${JSON.stringify(name)}`);
+  }
+  const taken: readonly string[] = [...Object.values(GUEST_RUNTIME_MODULES), SCRIPT_MODULE];
+  if (taken.includes(name)) {
+    throw new CodecallError("INVALID_OPTIONS", `moduleName ${JSON.stringify(name)} is taken by the run's own files (${taken.join(", ")})`);
   }
 }

@@ -6,7 +6,7 @@
 import socketClient from "./python/socket_client.py?raw";
 
 /**
- * Python source of the socket client (see {@link Transport.guestClient}). It connects to
+ * Python source of the socket client module (see {@link Transport.guestClient}). It connects to
  * `CODECALL_RPC_SOCKET` and presents `CODECALL_RPC_TOKEN` in its `hello`.
  */
 export const PYTHON_SOCKET_CLIENT: string = socketClient;

@@ -16,6 +16,7 @@ import type {
   SpawnOptions,
   WriteFileOptions,
 } from "../../src/environment.js";
+import { unpackStoredZip } from "./memory-archive.js";
 import { importModule, type Guest, type GuestContext } from "./memory-guest.js";
 import type { MemoryEndpoint, MemoryNetwork } from "./memory-wire.js";
 
@@ -35,14 +36,16 @@ export interface SpawnRecord {
   process: MemoryProcess;
 }
 
-/** `exec <interpreter> -I -S -c '<launcher>' <script>`, as `launchScriptCommand` builds it. */
-const LAUNCH_COMMAND = /^exec (\S+) -I -S -c '[\s\S]*' (\S+)$/;
+/** `exec <interpreter> -I -S -c '<launcher>' [<archive>] <script>`, as `launchScriptCommand` builds it. */
+const LAUNCH_COMMAND = /^exec (\S+) -I -S -c '[\s\S]*?'(?: (\S+))? (\S+)$/;
 
 export class MemoryEnvironment implements Environment {
   readonly specificationVersion = "v1";
   readonly backendId = "memory";
   readonly capabilities: EnvironmentCapabilities = { hostSockets: false, streamingStdio: true };
+  /** Files as text (what guests import); `#bytes` keeps what was written, for archives. */
   readonly files = new Map<string, string>();
+  readonly #bytes = new Map<string, Uint8Array>();
   readonly dirs = new Set<string>();
   readonly spawned: SpawnRecord[] = [];
   readonly #network: MemoryNetwork;
@@ -68,19 +71,34 @@ export class MemoryEnvironment implements Environment {
   async spawn(command: string, options: SpawnOptions = {}): Promise<EnvironmentProcess> {
     const launch = LAUNCH_COMMAND.exec(command);
     if (!launch) throw new Error(`the memory environment runs only the script launcher, not: ${command.slice(0, 80)}`);
-    const [, interpreter = "", scriptPath = ""] = launch;
+    const [, interpreter = "", archivePath, scriptPath = ""] = launch;
     const env = options.clearEnv ? { ...options.env } : { ...(await this.defaultEnv()), ...options.env };
     const process = new MemoryProcess();
     this.spawned.push({ command, options, process });
+    const known = (this.#options.interpreters ?? ["python3"]).includes(interpreter);
+    if (known && archivePath !== undefined) this.#unpack(archivePath);
     const source = this.files.get(scriptPath);
-    if (!(this.#options.interpreters ?? ["python3"]).includes(interpreter)) process.fail(127, `sh: 1: exec: ${interpreter}: not found\n`);
+    if (!known) process.fail(127, `sh: 1: exec: ${interpreter}: not found\n`);
     else if (source === undefined) process.fail(2, `${interpreter}: can't open file '${scriptPath}': [Errno 2] No such file or directory\n`);
     else process.run(this.#guest, { source, env, cwd: options.cwd, files: this.files, network: this.#network });
     return process;
   }
 
   async writeFile(path: string, data: Uint8Array | string, _options?: WriteFileOptions): Promise<void> {
-    this.files.set(path, typeof data === "string" ? data : new TextDecoder().decode(data));
+    this.#store(path, typeof data === "string" ? new TextEncoder().encode(data) : data);
+  }
+
+  #store(path: string, bytes: Uint8Array): void {
+    this.#bytes.set(path, bytes);
+    this.files.set(path, new TextDecoder().decode(bytes));
+  }
+
+  /** What the launcher does first: the archive's files, written beside it. */
+  #unpack(archivePath: string): void {
+    const archive = this.#bytes.get(archivePath);
+    if (archive === undefined) throw new Error(`the launcher was given an archive that was never written: ${archivePath}`);
+    const dir = archivePath.slice(0, archivePath.lastIndexOf("/"));
+    for (const [name, data] of unpackStoredZip(archive)) this.#store(`${dir}/${name}`, data);
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -99,7 +117,10 @@ export class MemoryEnvironment implements Environment {
   async remove(path: string): Promise<void> {
     this.dirs.delete(path);
     for (const name of [...this.files.keys()]) {
-      if (name === path || name.startsWith(`${path}/`)) this.files.delete(name);
+      if (name === path || name.startsWith(`${path}/`)) {
+        this.files.delete(name);
+        this.#bytes.delete(name);
+      }
     }
   }
 

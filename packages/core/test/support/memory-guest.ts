@@ -1,8 +1,8 @@
 /**
  * A guest written in JavaScript, standing in for the Python script in core's tests: it sees what a
  * script would (the file written to the run dir, its env, stdout and stderr) and imports the stub
- * module as Python would — found on PYTHONPATH, its client connecting by the variable it names —
- * then speaks JSON-RPC to the transport over the in-memory wire.
+ * module as Python would — found on PYTHONPATH, the client module beside it (`_codecall_client`)
+ * connecting by the variable it names — then speaks JSON-RPC to the transport over the in-memory wire.
  */
 import { FrameDecoder } from "../../src/protocol/frame-decoder.js";
 import type { MemoryEndpoint, MemoryNetwork } from "./memory-wire.js";
@@ -32,6 +32,8 @@ export interface GuestContext {
 /** An imported stub module. */
 export interface GuestModule {
   readonly source: string;
+  /** The client module it imports (`_codecall_client.py`, beside it). */
+  readonly clientSource: string;
   /** A tool call: its result, or a {@link GuestToolError}. */
   call(name: string, args?: Record<string, unknown>): Promise<unknown>;
 }
@@ -56,22 +58,26 @@ export interface ImportScope {
   connections: Set<MemoryEndpoint>;
 }
 
-/** Finds the module on PYTHONPATH, connects with the client it carries and says hello. */
+/** Finds the module on PYTHONPATH, connects with the client module beside it and says hello. */
 export async function importModule(scope: ImportScope, name: string): Promise<GuestModule> {
-  const source = (scope.env.PYTHONPATH ?? "")
-    .split(":")
-    .map((dir) => scope.files.get(`${dir}/${name}.py`))
-    .find((found) => found !== undefined);
-  if (source === undefined) throw new Error(`ModuleNotFoundError: No module named '${name}'`);
-  const variable = /# in-memory client: connects to \$(\w+)/.exec(source)?.[1];
-  if (variable === undefined) throw new Error(`ImportError: ${name} carries no in-memory client`);
+  const dir = (scope.env.PYTHONPATH ?? "").split(":").find((entry) => scope.files.has(`${entry}/${name}.py`));
+  if (dir === undefined) throw new Error(`ModuleNotFoundError: No module named '${name}'`);
+  const source = scope.files.get(`${dir}/${name}.py`)!;
+  const clientSource = scope.files.get(`${dir}/_codecall_client.py`);
+  if (clientSource === undefined) throw new Error("ModuleNotFoundError: No module named '_codecall_client'");
+  const variable = /# in-memory client: connects to \$(\w+)/.exec(clientSource)?.[1];
+  if (variable === undefined) throw new Error("ImportError: _codecall_client is not the in-memory client");
   const address = scope.env[variable];
   if (address === undefined) throw new Error(`KeyError: '${variable}'`);
   const endpoint = scope.network.connect(address);
   scope.connections.add(endpoint);
   const client = new GuestRpcClient(endpoint, Number(scope.env.CODECALL_RPC_MAX_FRAME));
   await client.request("hello", { token: scope.env.CODECALL_RPC_TOKEN, protocol: 1 });
-  return { source, call: (tool, args) => client.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }) };
+  return {
+    source,
+    clientSource,
+    call: (tool, args) => client.request("tools/call", args === undefined ? { name: tool } : { name: tool, arguments: args }),
+  };
 }
 
 /** Requests by id over one connection; answers may come in any order. */

@@ -20,6 +20,7 @@
 # connection. It knows nothing of JSON-RPC: the host decodes frames, checks tokens and enforces
 # limits. It exits when its stdin ends.
 import errno
+import io
 import os
 import selectors
 import socket
@@ -273,9 +274,12 @@ class Relay:
 
 def take_buffered_stdin():
     """What the bootstrap's buffered reader already holds beyond the source: the first frames."""
+    stdin = sys.stdin.buffer
+    if not isinstance(stdin, io.BufferedReader):
+        return b""  # Nothing buffers, so nothing was read ahead.
     os.set_blocking(0, False)
     try:
-        data = sys.stdin.buffer.read1(1 << 20)
+        data = stdin.read1(1 << 20)
     except (BlockingIOError, ValueError):
         data = None
     return data or b""

@@ -44,7 +44,8 @@ try:
     codecall.echo("x")
 except codecall.ToolError as error:
     print("wrong:", error.message)
-codecall._codecall_client._token = None
+import _codecall_client
+_codecall_client.client._token = None
 try:
     codecall.echo("x")
 except codecall.ToolError as error:

@@ -1,8 +1,11 @@
 # codecall launcher: runs a script as its only child and makes sure nothing the script started
-# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" SCRIPT` (-I -S: no site packages to
-# import, which is most of an interpreter's start); the script runs under the same interpreter
-# (sys.executable), with FLAGS and its full environment.
+# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" [ARCHIVE] SCRIPT` (-I -S: no site
+# packages to import, which is most of an interpreter's start); the script runs under the same
+# interpreter (sys.executable), with FLAGS and its full environment.
 #
+# - ARCHIVE, when given, holds the run's files (the script and the guest modules) as an
+#   uncompressed zip: they are written beside it first. The host then installs a run with one
+#   write, and the script imports plain files (Python compiles a module it imports from a zip twice).
 # - On Linux it becomes a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process the
 #   script orphans (setsid, double fork, a cleared environment: nothing else can find those) is
 #   re-parented to it instead of to init.
@@ -21,6 +24,27 @@ import time
 
 PR_SET_CHILD_SUBREAPER = 36
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def unpack(archive):
+    """Writes each file of ARCHIVE into its directory (0600, never over an existing file). Reads
+    only what python-guest's archive writer makes: stored entries with plain names."""
+    directory = os.path.dirname(archive)
+    with open(archive, "rb") as archive_file:
+        data = archive_file.read()
+    offset = 0
+    while data[offset : offset + 4] == b"PK\x03\x04":
+        method = int.from_bytes(data[offset + 8 : offset + 10], "little")
+        size = int.from_bytes(data[offset + 18 : offset + 22], "little")
+        name_end = offset + 30 + int.from_bytes(data[offset + 26 : offset + 28], "little")
+        name = data[offset + 30 : name_end].decode("utf-8")
+        start = name_end + int.from_bytes(data[offset + 28 : offset + 30], "little")
+        if method != 0 or name in ("", ".", "..") or "/" in name or start + size > len(data):
+            raise ValueError("an entry it cannot unpack: %r" % name)
+        descriptor = os.open(os.path.join(directory, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as target:
+            target.write(data[start : start + size])
+        offset = start + size
 
 
 def become_subreaper():
@@ -98,6 +122,13 @@ def exit_like(status):
 
 
 def main():
+    *archive, script = sys.argv[1:]
+    for path in archive:
+        try:
+            unpack(path)
+        except (OSError, ValueError) as error:
+            os.write(2, ("codecall: cannot unpack the run's files from %s: %s\n" % (path, error)).encode())
+            os._exit(1)
     become_subreaper()
     # orig_argv (3.10+) is [python, *FLAGS, "-I", "-S", "-c", source, *argv[1:]].
     flags = list(getattr(sys, "orig_argv", []))[1 : -len(sys.argv) - 3]
@@ -108,7 +139,7 @@ def main():
         for signum in FORWARDED + (signal.SIGPIPE,):
             signal.signal(signum, signal.SIG_DFL)
         try:
-            os.execv(sys.executable, [sys.executable] + flags + sys.argv[1:])
+            os.execv(sys.executable, [sys.executable] + flags + [script])
         except OSError as error:
             os.write(2, ("codecall: cannot run %s: %s\n" % (sys.executable, error)).encode())
         os._exit(127)
