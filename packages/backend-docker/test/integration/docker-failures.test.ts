@@ -16,6 +16,11 @@ import { createEnvironment, type DockerEnvironment } from "../../src/index.js";
 import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 import { startFreezingProxy } from "./freezing-proxy.js";
 
+// The engine timeout of environments behind the freezing proxy: long enough that a loaded engine
+// answers the calls before the freeze in time (1 s failed under CI load), short enough that the
+// frozen call is given up on quickly.
+const ENGINE_TIMEOUT_MS = 5_000;
+
 const docker = new Docker();
 const cleanups: (() => Promise<unknown>)[] = [];
 
@@ -93,7 +98,7 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
   it("ends a timed-out script with an error result, not a hang, when the engine hangs", async () => {
     const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
     cleanups.push(() => proxy.close());
-    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000 });
+    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: ENGINE_TIMEOUT_MS });
     // Its own engine connection goes through the frozen proxy: remove the container directly.
     cleanups.push(() => docker.getContainer(env.containerId!).remove({ force: true }));
     const result = await executeCode({
@@ -120,21 +125,21 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     proxy.freezeOnRequest(/^POST \S*\/containers\/create/);
     const label = `codecall-freeze-${process.pid}`;
     await expect(
-      createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000, labels: { [label]: "1" } }),
-    ).rejects.toThrow(`Docker could not create a container from ${TEST_IMAGE}: no answer within 1000 ms`);
+      createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: ENGINE_TIMEOUT_MS, labels: { [label]: "1" } }),
+    ).rejects.toThrow(`Docker could not create a container from ${TEST_IMAGE}: no answer within ${ENGINE_TIMEOUT_MS} ms`);
     expect(await docker.listContainers({ all: true, filters: { label: [label] } })).toEqual([]);
   });
 
   it("gives a clear error, not a hang, when the engine stops answering at close()", async () => {
     const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
     cleanups.push(() => proxy.close());
-    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: 1_000 });
+    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: ENGINE_TIMEOUT_MS });
     cleanups.push(() => docker.getContainer(env.containerId!).remove({ force: true }));
     expect((await env.execute("echo alive")).stdout).toBe("alive\n");
     proxy.freeze();
     await expect(env.close()).rejects.toThrow(
       new RegExp(
-        `^Could not remove container ${env.containerName}: no answer within 1000 ms\\. Remove it with \`docker rm -f ${env.containerName}\``,
+        `^Could not remove container ${env.containerName}: no answer within ${ENGINE_TIMEOUT_MS} ms\\. Remove it with \`docker rm -f ${env.containerName}\``,
       ),
     );
   });
