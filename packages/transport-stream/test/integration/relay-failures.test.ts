@@ -42,6 +42,13 @@ const tools = [
   }),
 ];
 
+/** Opens the stream transport on `runDir` with a dispatcher for {@link tools}, as executeCode would. */
+function openRelay(environment: LocalEnvironment, runDir: string, interpreter: string) {
+  const token = "t".repeat(64);
+  const dispatcher = new RpcDispatcher({ tools, token, environment, runId: "test", maxToolCalls: 10 });
+  return createTransport().open(environment, { runId: "test", runDir, token, dispatcher, maxFrameBytes: 1 << 20, interpreter });
+}
+
 describe("stream relay on the local backend", () => {
   let environment: LocalEnvironment;
 
@@ -55,15 +62,7 @@ describe("stream relay on the local backend", () => {
 
   it("listens on a 0600 socket in the run dir and leaves nothing running or on disk after close", async () => {
     const runDir = await environment.tempDir();
-    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
-    const session = await createTransport().open(environment, {
-      runId: "test",
-      runDir,
-      token: "t".repeat(64),
-      dispatcher,
-      maxFrameBytes: 1 << 20,
-      interpreter: "python3",
-    });
+    const session = await openRelay(environment, runDir, "python3");
     const socketPath = session.guestEnv.CODECALL_RPC_SOCKET!;
     expect(path.dirname(socketPath)).toBe(runDir);
     expect((await stat(socketPath)).mode & 0o777).toBe(0o600);
@@ -79,15 +78,7 @@ describe("stream relay on the local backend", () => {
   it("starts the relay without the environment's variables, so none can be read from its /proc/PID/environ", async () => {
     const planted = createEnvironment({ env: { ...process.env, CODECALL_PLANTED_SECRET: "planted-5e1f" } });
     const runDir = await planted.tempDir();
-    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment: planted, runId: "test", maxToolCalls: 10 });
-    const session = await createTransport().open(planted, {
-      runId: "test",
-      runDir,
-      token: "t".repeat(64),
-      dispatcher,
-      maxFrameBytes: 1 << 20,
-      interpreter: "python3",
-    });
+    const session = await openRelay(planted, runDir, "python3");
     try {
       const [relayPid] = await processesNaming(session.guestEnv.CODECALL_RPC_SOCKET!);
       const relayEnv = await readFile(`/proc/${relayPid}/environ`, "utf8");
@@ -102,15 +93,7 @@ describe("stream relay on the local backend", () => {
 
   it("fails to open with a clear error when the interpreter is missing", async () => {
     const runDir = await environment.tempDir();
-    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
-    const opening = createTransport().open(environment, {
-      runId: "test",
-      runDir,
-      token: "t".repeat(64),
-      dispatcher,
-      maxFrameBytes: 1 << 20,
-      interpreter: "python-codecall-missing",
-    });
+    const opening = openRelay(environment, runDir, "python-codecall-missing");
     await expect(opening).rejects.toSatisfy((error: unknown) => CodecallError.isInstance(error, "TRANSPORT_FAILED"));
     await expect(opening).rejects.toThrow(/the stream relay did not start: python-codecall-missing is not available in this environment/);
     await rm(runDir, { recursive: true, force: true });
@@ -118,17 +101,7 @@ describe("stream relay on the local backend", () => {
 
   it("fails to open, naming the limit, when the run dir is too long for a socket", async () => {
     const runDir = path.join(await mkdtemp(path.join(tmpdir(), "codecall-")), "d".repeat(100));
-    const dispatcher = new RpcDispatcher({ tools, token: "t".repeat(64), environment, runId: "test", maxToolCalls: 10 });
-    await expect(
-      createTransport().open(environment, {
-        runId: "test",
-        runDir,
-        token: "t".repeat(64),
-        dispatcher,
-        maxFrameBytes: 1 << 20,
-        interpreter: "python3",
-      }),
-    ).rejects.toThrow(/too long for a Unix socket path .* of at most 100 bytes/);
+    await expect(openRelay(environment, runDir, "python3")).rejects.toThrow(/too long for a Unix socket path .* of at most 100 bytes/);
     await rm(path.dirname(runDir), { recursive: true, force: true });
   });
 
