@@ -26,6 +26,7 @@ export { CodecallError, errorMessage, type CodecallErrorCode, type CodecallError
 export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
 export { checkToolSet } from "./tool-set.js";
+export { pythonToolName, pythonToolNames, type PythonToolNameOptions } from "./guest/python-tool-names.js";
 
 export { executeCode } from "./execute/execute-code.js";
 export type { ExecuteCodeOptions } from "./execute/execute-options.js";
