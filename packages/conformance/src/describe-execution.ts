@@ -606,6 +606,17 @@ print(echo("after")["text"])
     );
 
     it(
+      "ends the output of a common mistake with a one-line hint",
+      async () => {
+        const result = await run("from hermes_tools import terminal");
+        expect(result.status).toBe("error");
+        expect(result.error).toMatch(/ModuleNotFoundError: No module named 'hermes_tools'/);
+        expect(result.output).toMatch(/ModuleNotFoundError[^\n]*\n\nHint: The tools are in the `codecall` module: from codecall import \w+/);
+      },
+      timeout,
+    );
+
+    it(
       "reports a non-zero exit code",
       async () => {
         const result = await run("import sys\nprint('bye')\nsys.exit(3)");

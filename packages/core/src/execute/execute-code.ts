@@ -70,6 +70,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
       interpreter: run.interpreter,
       knownSecrets,
       transportsSkipped: opened.skipped,
+      guest: { moduleName: run.moduleName, toolNames: run.tools.map((tool) => tool.name) },
       ...identity,
     });
   } catch (error) {

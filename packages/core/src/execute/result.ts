@@ -6,6 +6,7 @@
 import { CodecallError, errorMessage } from "../errors.js";
 import { stripAnsi } from "../text/ansi.js";
 import { redactSecrets } from "../text/redact.js";
+import { failureHint, type HintContext } from "./failure-hints.js";
 import type { CapturedOutput } from "./output-capture.js";
 import type { SupervisedRun } from "./supervise-script.js";
 
@@ -54,6 +55,8 @@ export interface ComposeInput {
   knownSecrets: readonly string[] | undefined;
   /** Preferred transports that failed to open (see {@link ExecuteCodeResult.transportsSkipped}). */
   transportsSkipped: readonly string[];
+  /** The tools module the script imports, for the hint after a failure (see failure-hints.ts). */
+  guest: HintContext;
 }
 
 /** Exit code of `sh` when the command was not found. */
@@ -90,7 +93,9 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
   } else {
     status = "error";
     error = failureReason(run.exit.exitCode, run.exit.signal, stderr, input.interpreter);
+    const hint = failureHint(stderr, input.guest);
     output = withStderr === "" ? error : withStderr;
+    if (hint !== undefined) output = appendNotice(output, `Hint: ${hint}`);
   }
 
   const result: ExecuteCodeResult = {
