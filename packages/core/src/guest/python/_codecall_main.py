@@ -9,16 +9,18 @@
 # need a path that is there). Source lines in tracebacks come from the copy too: linecache is
 # given them under NAME, so a file of that name in the working directory (or none) cannot show
 # other lines.
-import io
-import linecache
-import sys
-import tokenize
-from importlib.machinery import SourceFileLoader
 
 
-def main(sys=sys, SourceFileLoader=SourceFileLoader, runner=__file__):
+def main():
     # The module's globals are about to become the script's (the runner runs as __main__, and the
     # script must too, for pickle and friends): what is needed after that is held in locals.
+    import io
+    import linecache
+    import sys
+    import tokenize
+    from importlib.machinery import SourceFileLoader
+
+    runner = __file__
     script, name = sys.argv[1], sys.argv[2]
 
     def report_uncaught(kind, error, traceback):
