@@ -12,7 +12,12 @@ await client.connect(new StdioClientTransport({ command: process.execPath, args:
 try {
   const { tools } = await client.listTools();
   console.log(`tools: ${tools.map((tool) => tool.name).join(", ")}`);
-  console.log(tools[0].description.split("\n").find((line) => line.trim().startsWith("weather(")).trim());
+  console.log(
+    tools[0].description
+      .split("\n")
+      .find((line) => line.trim().startsWith("weather("))
+      .trim(),
+  );
   const code = `
 from codecall import weather
 warmest = max((weather(city) for city in ["Oslo", "Lisbon", "Cairo"]), key=lambda w: w["temp_c"])

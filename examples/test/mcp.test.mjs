@@ -19,7 +19,7 @@ it("client.mjs: an MCP client uses codecall's execute_code from serve.mjs", asyn
   expect(stdout).toBe(
     [
       "tools: execute_code",
-      "weather(city: str) -> dict: Today's weather in a city.  Returns {\"city\": str, \"temp_c\": float}",
+      'weather(city: str) -> dict: Today\'s weather in a city.  Returns {"city": str, "temp_c": float}',
       "warmest: Cairo 31",
       "status=success toolCalls=3 progress=true",
       "",

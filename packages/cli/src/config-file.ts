@@ -52,7 +52,8 @@ export async function loadConfigFile(explicit: string | undefined, cwd: string):
   } catch (error) {
     throw new UsageError(`Invalid config file ${file}: ${(error as Error).message}`);
   }
-  if (typeof values !== "object" || values === null || Array.isArray(values)) throw new UsageError(`Invalid config file ${file}: it must hold a JSON object`);
+  if (typeof values !== "object" || values === null || Array.isArray(values))
+    throw new UsageError(`Invalid config file ${file}: it must hold a JSON object`);
   checkKeys(values as Record<string, unknown>, file);
   return { path: file, values: values as Record<string, unknown> };
 }
@@ -68,7 +69,8 @@ function checkKeys(values: Record<string, unknown>, file: string): void {
         USAGE_EXIT_CODE,
       );
     }
-    if (!hasType(value, type)) throw new UsageError(`${file}: ${JSON.stringify(key)} must be a ${type}, got ${JSON.stringify(value)}`, USAGE_EXIT_CODE);
+    if (!hasType(value, type))
+      throw new UsageError(`${file}: ${JSON.stringify(key)} must be a ${type}, got ${JSON.stringify(value)}`, USAGE_EXIT_CODE);
   }
 }
 

@@ -33,7 +33,9 @@ export function mcpServersFromConfig(value: Record<string, unknown>, file: strin
     for (const key of Object.keys(fields)) {
       if (!ENTRY_KEYS.includes(key)) {
         const closest = closestName(key, ENTRY_KEYS);
-        throw usage(`${where}: unknown key ${JSON.stringify(key)}.${closest ? ` Did you mean ${JSON.stringify(closest)}?` : ""} Known keys: ${ENTRY_KEYS.join(", ")}`);
+        throw usage(
+          `${where}: unknown key ${JSON.stringify(key)}.${closest ? ` Did you mean ${JSON.stringify(closest)}?` : ""} Known keys: ${ENTRY_KEYS.join(", ")}`,
+        );
       }
     }
     if (fields.type !== undefined && !TRANSPORT_TYPES.includes(fields.type as string)) {
@@ -44,7 +46,8 @@ export function mcpServersFromConfig(value: Record<string, unknown>, file: strin
     if (typeof fields.url === "string" && fields.command === undefined) {
       return { label, prefix, spec: { url: checkedUrl(fields.url, where), ...optional("headers", stringMap(fields.headers, `${where}.headers`)) } };
     }
-    if (typeof fields.command !== "string" || fields.command === "" || fields.url !== undefined) throw usage(`${where} needs either a "command" or a "url"`);
+    if (typeof fields.command !== "string" || fields.command === "" || fields.url !== undefined)
+      throw usage(`${where} needs either a "command" or a "url"`);
     return {
       label,
       prefix,
@@ -112,7 +115,7 @@ function stringField(value: unknown, where: string): string {
 function stringList(value: unknown, where: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw usage(`${where} must be a list of strings`);
-  return value as string[];
+  return value;
 }
 
 function stringMap(value: unknown, where: string): Record<string, string> | undefined {

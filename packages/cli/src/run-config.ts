@@ -88,13 +88,21 @@ export interface ParsedToolsArgs {
  * Parses the arguments of `command` (`run`, `tools`, `stub`, `mcp serve`): the shared flags,
  * `extra` flags of its own, and the config file. `--help` is answered before values are checked.
  */
-export async function parseToolsArgs(command: string, args: string[], cwd: string, extra: ExtraFlags = {}): Promise<ParsedToolsArgs | RunHelpRequest> {
+export async function parseToolsArgs(
+  command: string,
+  args: string[],
+  cwd: string,
+  extra: ExtraFlags = {},
+): Promise<ParsedToolsArgs | RunHelpRequest> {
   const options = { ...OPTIONS, ...extra };
   let parsed;
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${flagProblem(error as Error, Object.keys(options))}\nRun \`codecall ${command} --help\` for the options.`, USAGE_EXIT_CODE);
+    throw new UsageError(
+      `${flagProblem(error as Error, Object.keys(options))}\nRun \`codecall ${command} --help\` for the options.`,
+      USAGE_EXIT_CODE,
+    );
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const flag = <T>(name: keyof typeof OPTIONS) => values[name] as T | undefined;

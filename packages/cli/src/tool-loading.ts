@@ -17,14 +17,18 @@ type Client = Awaited<ReturnType<typeof connectMcpServer>>;
 /** The tool set, and what it holds open. */
 export interface LoadedTools {
   tools: ToolDefinition[];
-  /** Closes the MCP servers' clients (a stdio server's process ends with it); bounded, never throws. */
-  close(): Promise<void>;
+  /** Closes the MCP servers' clients (a stdio server's process ends with it); bounded, never throws. A property: callers take it apart. */
+  close: () => Promise<void>;
 }
 
 /** How long closing the MCP clients may take before the CLI goes on without waiting. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-export async function loadTools(config: ToolsConfig, io: { cwd: string; stderr: NodeJS.WritableStream }, importModule: ModuleImporter): Promise<LoadedTools> {
+export async function loadTools(
+  config: ToolsConfig,
+  io: { cwd: string; stderr: NodeJS.WritableStream },
+  importModule: ModuleImporter,
+): Promise<LoadedTools> {
   const tools: ToolDefinition[] = config.builtinTools ? [...builtinTools] : [];
   for (const specifier of config.toolModules) tools.push(...(await loadToolModule(specifier, io.cwd, importModule)));
   const clients: Client[] = [];

@@ -19,13 +19,19 @@ export async function toolsCommand(command: "tools" | "stub", args: string[], io
     io.stdout.write(command === "tools" ? TOOLS_HELP : STUB_HELP);
     return 0;
   }
-  if (parsed.positionals.length > 0) throw new UsageError(`codecall ${command} takes no arguments, got ${parsed.positionals.join(" ")}`, USAGE_EXIT_CODE);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`codecall ${command} takes no arguments, got ${parsed.positionals.join(" ")}`, USAGE_EXIT_CODE);
   const loaded = await loadTools(parsed.config, io, createModuleImporter(io.cwd));
   try {
     const tools = allowedTools(loaded.tools, parsed.config.allowTools);
     if (command === "stub") io.stdout.write(generatePythonModule({ tools }));
     else if (parsed.config.json) {
-      const described = tools.map(({ name, description, parameters, returns }) => ({ name, description, parameters, ...(returns ? { returns } : {}) }));
+      const described = tools.map(({ name, description, parameters, returns }) => ({
+        name,
+        description,
+        parameters,
+        ...(returns ? { returns } : {}),
+      }));
       io.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
     } else {
       io.stdout.write(tools.length === 0 ? "No tools: scripts run plain Python.\n" : `${describePythonSignatures(tools).join("\n")}\n`);

@@ -30,7 +30,10 @@ describe("help", () => {
 
   it("an unknown flag is named with the closest known one, and the command's help", async () => {
     const result = await runCli(["tools", "--tols", "x.mjs"], { cwd: dir });
-    expect(result).toMatchObject({ code: 2, stderr: "codecall: Unknown option --tols. Did you mean --tools?\nRun `codecall tools --help` for the options.\n" });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: "codecall: Unknown option --tols. Did you mean --tools?\nRun `codecall tools --help` for the options.\n",
+    });
     expect((await runCli(["mcp", "launch"], { cwd: dir })).stderr).toContain('Unknown command "mcp launch"');
   });
 });
@@ -48,7 +51,7 @@ describe("codecall tools and codecall stub", () => {
 
   it("--json gives the definitions; --allow-tools narrows them and names a misspelt one", async () => {
     const json = await runCli(["tools", "--json", "--allow-tools", "read_file,patch"], { cwd: dir });
-    expect(JSON.parse(json.stdout).map((tool: { name: string }) => tool.name)).toEqual(["read_file", "patch"]);
+    expect((JSON.parse(json.stdout) as { name: string }[]).map((tool) => tool.name)).toEqual(["read_file", "patch"]);
     const typo = await runCli(["tools", "--allow-tools", "red_file"], { cwd: dir });
     expect(typo).toMatchObject({ code: 2, stderr: "codecall: --allow-tools names red_file, which no tool has. Did you mean read_file?\n" });
   });
@@ -59,7 +62,10 @@ describe("codecall tools and codecall stub", () => {
     expect(result.stdout).toContain('def get_issue(number: int, repo: str = "codecall") -> dict:');
     expect(result.stdout).toContain('__all__ = ["ToolError", "call_tool", "call_tool_async", "get_issue", "get_issue_async"');
     await writeFile(path.join(dir, "stub_check.py"), result.stdout);
-    const compiled = await runCli(["run", "-"], { cwd: dir, stdin: `import ast\nast.parse(open(${JSON.stringify(path.join(dir, "stub_check.py"))}).read())\nprint("ok")` });
+    const compiled = await runCli(["run", "-"], {
+      cwd: dir,
+      stdin: `import ast\nast.parse(open(${JSON.stringify(path.join(dir, "stub_check.py"))}).read())\nprint("ok")`,
+    });
     expect(compiled.stdout).toBe("ok\n");
   });
 });
@@ -102,7 +108,8 @@ describe("the config file", () => {
 
 describe("codecall run", () => {
   it("--mcp brings an MCP server's tools into the script, and a server's error is a ToolError", async () => {
-    const code = "from codecall import get_issue, ToolError\nprint(get_issue(7)['title'])\ntry:\n    get_issue(99)\nexcept ToolError as e:\n    print(e)";
+    const code =
+      "from codecall import get_issue, ToolError\nprint(get_issue(7)['title'])\ntry:\n    get_issue(99)\nexcept ToolError as e:\n    print(e)";
     const result = await runCli(["run", "--no-builtin-tools", "--mcp", MCP_FLAG, "-"], { cwd: dir, stdin: code });
     expect(result).toMatchObject({ code: 0, stdout: "Tracebacks name the run dir\nget_issue: issue 99 does not exist in codecall\n" });
   });
@@ -122,7 +129,7 @@ describe("codecall run", () => {
       `Traceback (most recent call last):\n  File "my_script.py", line 3, in <module>\n    f()\n  File "my_script.py", line 2, in f\n    raise ValueError('boom')\nValueError: boom\n`,
     );
     expect(result.stderr).not.toMatch(/codecall-|_codecall_main/);
-    const json = JSON.parse((await runCli(["run", "--json", "-"], { cwd: dir, stdin: "x = (\n" })).stdout);
+    const json = JSON.parse((await runCli(["run", "--json", "-"], { cwd: dir, stdin: "x = (\n" })).stdout) as { output: string };
     expect(json.output).toContain('File "<stdin>", line 1');
   });
 });

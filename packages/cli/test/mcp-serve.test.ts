@@ -66,7 +66,9 @@ describe("codecall mcp serve over stdio", () => {
     const pidFile = path.join(scratch, "pid");
     const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(f"{os.getpid()}\\n")\ntime.sleep(600)`;
     const controller = new AbortController();
-    const call = client.callTool({ name: "execute_code", arguments: { code } }, undefined, { signal: controller.signal, timeout: 600_000 }).catch((e: unknown) => e);
+    const call = client
+      .callTool({ name: "execute_code", arguments: { code } }, undefined, { signal: controller.signal, timeout: 600_000 })
+      .catch((e: unknown) => e);
     await waitFor(async () => /^\d+\n$/.test(await readFile(pidFile, "utf8").catch(() => "")), "the script's pid");
     const pid = Number(await readFile(pidFile, "utf8"));
     controller.abort("stop");

@@ -57,7 +57,9 @@ describe("a script run under its own name", () => {
       "my_script.py",
     );
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(result.stdout).toBe("__main__ True True True\n['__cached__', '__doc__', '__file__', '__loader__', '__name__', '__package__', '__spec__']\n");
+    expect(result.stdout).toBe(
+      "__main__ True True True\n['__cached__', '__doc__', '__file__', '__loader__', '__name__', '__package__', '__spec__']\n",
+    );
   });
 
   it("keeps the exit status of sys.exit and the script's own output", async () => {

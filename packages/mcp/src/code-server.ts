@@ -54,7 +54,8 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
         token === undefined
           ? undefined
           : new ProgressReporter(
-              (count, message) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: count, message } }),
+              (count, message) =>
+                extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: count, message } }),
               options.progressIntervalMs === undefined ? {} : { minIntervalMs: options.progressIntervalMs },
             );
       const result = await tool.execute(

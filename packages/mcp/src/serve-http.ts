@@ -85,7 +85,8 @@ export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}):
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (new URL(request.url ?? "/", "http://localhost").pathname !== endpoint) return refuse(response, 404, `Not found; the MCP endpoint is ${endpoint}`);
+    if (new URL(request.url ?? "/", "http://localhost").pathname !== endpoint)
+      return refuse(response, 404, `Not found; the MCP endpoint is ${endpoint}`);
     const hostProblem = allowedHosts && originProblem(request, allowedHosts);
     if (hostProblem) return refuse(response, 403, hostProblem);
     const sessionId = request.headers["mcp-session-id"];

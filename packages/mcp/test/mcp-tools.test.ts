@@ -4,7 +4,7 @@ import { createTransport } from "@codecall/transport-uds";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, mcpTools, type McpServerSpec, type RefusedMcpTool } from "../src/index.js";
-import { ISSUES_SERVER, ODD_SERVER, processAlive, startHttpFixture, stdioSpec, waitFor, type HttpFixture } from "./support.js";
+import { ISSUES_SERVER, ODD_SERVER, processAlive, startHttpFixture, stdioSpec, waitFor } from "./support.js";
 
 const environment = createEnvironment();
 afterAll(() => environment.close());
@@ -46,7 +46,7 @@ for (const [transport, start] of [
     "Streamable HTTP",
     async () => {
       const fixture = await startHttpFixture(ISSUES_SERVER);
-      return { spec: { url: fixture.url } as McpServerSpec, stop: fixture.stop };
+      return { spec: { url: fixture.url } as McpServerSpec, stop: () => fixture.stop() };
     },
   ],
 ] as const) {
@@ -122,7 +122,10 @@ describe("a server that dies in the middle of a call", () => {
     const fixture = await startHttpFixture(ISSUES_SERVER);
     const client = await connectMcpServer({ url: fixture.url });
     try {
-      const result = await run(`from codecall import ToolError, die\ntry:\n    die()\nexcept ToolError as e:\n    print("ToolError:", e)`, await mcpTools(client));
+      const result = await run(
+        `from codecall import ToolError, die\ntry:\n    die()\nexcept ToolError as e:\n    print("ToolError:", e)`,
+        await mcpTools(client),
+      );
       expect(result.status).toBe("success");
       expect(result.output).toMatch(/^ToolError: die: MCP server issues: .*Connection closed/);
     } finally {
@@ -147,8 +150,11 @@ describe("what codecall cannot offer, and pagination", () => {
       ["get_issue_2", "get_issue"],
       ["class_tool", "class"],
     ]);
-    expect(refused).toEqual([{ name: "remote-ref", pythonName: "remote_ref", reason: expect.stringMatching(/remote-ref.*\$ref|https:\/\/example\.com/) }]);
-    const result = await run(`from codecall import get_issue, get_issue_2, class_tool\nprint(get_issue())\nprint(get_issue_2())\nprint(class_tool(3))`, tools);
+    expect(refused).toEqual([{ name: "remote-ref", pythonName: "remote_ref", reason: expect.stringMatching(/https:\/\/example\.com/) as string }]);
+    const result = await run(
+      `from codecall import get_issue, get_issue_2, class_tool\nprint(get_issue())\nprint(get_issue_2())\nprint(class_tool(3))`,
+      tools,
+    );
     expect(result.output).toBe('get-issue {}\nget_issue {}\nclass {"n":3}\n');
   });
 
@@ -160,7 +166,9 @@ describe("what codecall cannot offer, and pagination", () => {
 describe("closing", () => {
   it("closing the client ends a stdio server's process", async () => {
     const client = await connectMcpServer(stdioSpec(ISSUES_SERVER));
-    const pid = Number((await mcpTools(client)).length && (await client.callTool({ name: "pid" })).content[0].text);
+    expect((await mcpTools(client)).length).toBeGreaterThan(0);
+    const answer = (await client.callTool({ name: "pid" })) as { content: { text: string }[] };
+    const pid = Number(answer.content[0]!.text);
     expect(processAlive(pid)).toBe(true);
     await client.close();
     await waitFor(() => !processAlive(pid), `MCP server ${pid} gone`);

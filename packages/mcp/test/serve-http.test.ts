@@ -67,7 +67,8 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
 
   it("sends the script's output lines and tool calls as progress while it runs", async () => {
     const messages: string[] = [];
-    const code = "import time\nfrom codecall import lookup\nprint('first line', flush=True)\ntime.sleep(0.3)\nlookup('x')\nprint('second line')\nprint('last, unfinished', end='')";
+    const code =
+      "import time\nfrom codecall import lookup\nprint('first line', flush=True)\ntime.sleep(0.3)\nlookup('x')\nprint('second line')\nprint('last, unfinished', end='')";
     const result = await client.callTool({ name: "execute_code", arguments: { code } }, undefined, {
       onprogress: (progress) => messages.push(progress.message ?? ""),
     });
@@ -101,10 +102,13 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const url = new URL(serving.url);
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on("error", reject);
         req.end("{}");
       });

@@ -22,7 +22,7 @@ export interface HttpFixture {
 /** Starts `file --http` and waits for the URL it prints. */
 export async function startHttpFixture(file: string): Promise<HttpFixture> {
   const child = spawn(process.execPath, [file, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
     child.once("exit", (code) => reject(new Error(`${file} exited with ${code} before printing its URL`)));
