@@ -3,6 +3,10 @@ export const HELP = `codecall — run a Python script whose tool calls are serve
 
 Usage:
   codecall run FILE|- [options]     run a script (- reads it from stdin)
+  codecall tools [options]          list the tools a script can import, with their Python signatures
+  codecall stub [options]           print the Python module a script imports its tools from
+  codecall mcp serve [options]      serve execute_code to MCP clients (stdio, or --http PORT)
+  codecall COMMAND --help           the options of a command
   codecall --help | --version
 
 The script imports tools with \`from codecall import terminal, read_file, ...\`; only what it
@@ -18,12 +22,15 @@ Options:
   --timeout SECONDS         wall-time limit of the script (default 300; 0.001 to 31536000 = 365 days)
   --max-tool-calls N        tool-call budget of the script (default 50)
   --tools MODULE            a JS/TS module exporting extra tool definitions (repeatable)
+  --mcp COMMAND|URL         an MCP server whose tools scripts may call: a command line that starts
+                            it (stdio) or its Streamable HTTP URL (repeatable; see mcpServers below)
   --allow-tools A,B         only these tools may be called (empty = none)
   --no-builtin-tools        do not offer the built-in tools
   --cwd DIR                 working directory of the script, inside the environment
   --env-passthrough NAME    pass this host variable to the script even if it looks secret (repeatable)
   --interpreter CMD         Python command inside the environment (default python3)
-  --config FILE             JSON file with any of these options (flags win)
+  --config FILE             JSON file with any of these options and mcpServers (flags win);
+                            default: codecall.config.json in the working directory, if there is one
   --json                    print the result as JSON instead of streaming the output
   -v, --verbose             report tool calls and skipped transports on stderr
   -h, --help                this text, and the options of the backend (--backend NAME --help)

@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import { HELP } from "./help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { parseRunArgs } from "./run-config.js";
+import { mcpCommand } from "./mcp-command.js";
 import { printRunHelp, runCommand, type CliIO } from "./run-command.js";
+import { toolsCommand } from "./tools-command.js";
 
 /** Runs the CLI with `args` (without the node and script paths) and returns the exit code. */
 export async function main(args: string[], io: CliIO): Promise<number> {
@@ -21,6 +23,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       const request = await parseRunArgs(rest, io.cwd);
       return "help" in request ? await printRunHelp(request, io) : await runCommand(request, io);
     }
+    if (command === "tools" || command === "stub") return await toolsCommand(command, rest, io);
+    if (command === "mcp") return await mcpCommand(rest, io);
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -7,7 +7,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
-  checkToolSet,
   CodecallError,
   describeValue,
   errorMessage,
@@ -22,14 +21,13 @@ import {
   type ExecuteCodeResult,
   type ModuleImporter,
   type ToolCallEvent,
-  type ToolDefinition,
 } from "@codecall/core";
-import { builtinTools } from "@codecall/tools";
 import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { runHelp } from "./backend-help.js";
 import { backendOptionsFor } from "./backend-options.js";
-import { createModuleImporter, loadToolModule } from "./module-loading.js";
-import type { RunConfig, RunHelpRequest } from "./run-config.js";
+import { createModuleImporter } from "./module-loading.js";
+import type { RunConfig, RunHelpRequest, ToolsConfig } from "./run-config.js";
+import { loadTools } from "./tool-loading.js";
 
 /** Where the command reads and writes; injectable for tests. */
 export interface CliIO {
@@ -52,17 +50,11 @@ const CLOSE_TIMEOUT_MS = 30_000;
 export async function runCommand(config: RunConfig, io: CliIO): Promise<number> {
   const code = await readScript(config.script, io);
   const importModule = createModuleImporter(io.cwd);
-  const tools: ToolDefinition[] = config.builtinTools ? [...builtinTools] : [];
-  for (const specifier of config.toolModules) tools.push(...(await loadToolModule(specifier, io.cwd, importModule)));
-  // Refused here, before a backend starts: a name Python cannot import or a schema that cannot be
-  // enforced is a mistake in the tools module, not something a run can report.
-  try {
-    checkToolSet(tools);
-  } catch (error) {
-    explain(error);
-  }
-
-  const environment = await createBackendEnvironment(config, importModule).catch(explain);
+  const { tools, close: closeTools } = await loadTools(config, io, importModule);
+  const environment = await createBackendEnvironment(config, importModule).catch(async (error: unknown) => {
+    await closeTools();
+    return explain(error);
+  });
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   // Held until the environment is closed: a signal during cleanup must not cut it short.
@@ -83,6 +75,8 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     const hostSecrets = config.verbose ? hostSecretValues(config.envPassthrough) : [];
     const result = await executeCode({
       code,
+      // Tracebacks name the script as the user wrote it, not the run dir's copy.
+      scriptName: config.script === "-" ? "<stdin>" : config.script,
       environment,
       transport,
       tools,
@@ -102,12 +96,13 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     await closeEnvironment(environment, io);
+    await closeTools();
     removeInterrupt();
   }
 }
 
 /** Loads the backend, reads the `-o` pairs by its declaration (if it has one) and creates the environment. */
-async function createBackendEnvironment(config: RunConfig, importModule: ModuleImporter): Promise<Environment> {
+export async function createBackendEnvironment(config: ToolsConfig, importModule: ModuleImporter): Promise<Environment> {
   const plugin = await loadBackend(config.backend, { importModule });
   return plugin.createEnvironment(backendOptionsFor(plugin, config.backendOptions, config.backendOptionPairs));
 }
@@ -120,7 +115,7 @@ export async function printRunHelp(request: RunHelpRequest, io: CliIO): Promise<
 }
 
 /** Closes the environment, bounded: a backend that hangs on close must not keep the CLI alive. */
-async function closeEnvironment(environment: Environment, io: CliIO): Promise<void> {
+export async function closeEnvironment(environment: Environment, io: CliIO): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const closed = environment.close().then(
     () => true,
@@ -200,7 +195,7 @@ const COMMAND_LINE_ERRORS: ReadonlySet<CodecallErrorCode> = new Set([
 ]);
 
 /** Turns codecall's own errors (missing package, unknown backend, ...) into plain CLI errors. */
-function explain(error: unknown): never {
+export function explain(error: unknown): never {
   if (CodecallError.isInstance(error)) throw new UsageError(error.message, COMMAND_LINE_ERRORS.has(error.code) ? USAGE_EXIT_CODE : 1);
   throw error;
 }

@@ -1,17 +1,18 @@
 /**
- * The options of `codecall run`, from the command line and an optional JSON config file (flags
- * win over the file).
+ * The options of `codecall run` (and of `tools`, `stub` and `mcp serve`, which build a run's tools
+ * and environment the same way), from the command line and the config file (`--config`, or
+ * `codecall.config.json` in the working directory; flags win over the file).
  */
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { MAX_DURATION_MS } from "@codecall/core";
+import { closestName } from "@codecall/core/backend-kit";
 import { splitBackendOption } from "./backend-options.js";
+import { loadConfigFile } from "./config-file.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
+import { mcpServerFromFlag, mcpServersFromConfig, type McpServerEntry } from "./mcp-server-config.js";
 
-export interface RunConfig {
-  /** Script path, or "-" for stdin. */
-  script: string;
+/** What every command that runs scripts or lists their tools reads. */
+export interface ToolsConfig {
   backend: string;
   /** The config file's `backendOptions`. */
   backendOptions: Record<string, unknown>;
@@ -23,6 +24,8 @@ export interface RunConfig {
   toolModules: string[];
   allowTools?: string[];
   builtinTools: boolean;
+  /** MCP servers whose tools scripts may call: the config file's `mcpServers`, then each `--mcp`. */
+  mcpServers: McpServerEntry[];
   cwd?: string;
   envPassthrough: string[];
   interpreter?: string;
@@ -30,6 +33,12 @@ export interface RunConfig {
   verbose: boolean;
 }
 
+export interface RunConfig extends ToolsConfig {
+  /** Script path, or "-" for stdin. */
+  script: string;
+}
+
+/** The flags every such command takes. */
 const OPTIONS = {
   backend: { type: "string" },
   "backend-option": { type: "string", short: "o", multiple: true },
@@ -37,6 +46,7 @@ const OPTIONS = {
   timeout: { type: "string" },
   "max-tool-calls": { type: "string" },
   tools: { type: "string", multiple: true },
+  mcp: { type: "string", multiple: true },
   "allow-tools": { type: "string" },
   "no-builtin-tools": { type: "boolean" },
   cwd: { type: "string" },
@@ -48,6 +58,9 @@ const OPTIONS = {
   verbose: { type: "boolean", short: "v" },
 } as const;
 
+/** A flag a command adds to the shared ones (as `node:util`'s `parseArgs` declares it). */
+export type ExtraFlags = Record<string, { type: "string" | "boolean"; short?: string }>;
+
 /** `codecall run --help`: the usage, and the options of the backend named (local by default). */
 export interface RunHelpRequest {
   help: true;
@@ -56,57 +69,81 @@ export interface RunHelpRequest {
 
 /** Parses `run` arguments (everything after the word `run`). */
 export async function parseRunArgs(args: string[], cwd: string): Promise<RunConfig | RunHelpRequest> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nRun \`codecall --help\` for the options.`, USAGE_EXIT_CODE);
-  }
-  const { values, positionals } = parsed;
-  const file = values.config ? await readConfigFile(path.resolve(cwd, values.config)) : {};
-  const pick = <T>(flag: T | undefined, key: string): T | undefined => (flag !== undefined ? flag : (file[key] as T | undefined));
-  if (values.help) return { help: true, backend: pick(values.backend, "backend") ?? "local" };
-  if (positionals.length !== 1) {
+  const parsed = await parseToolsArgs("run", args, cwd);
+  if ("help" in parsed) return parsed;
+  if (parsed.positionals.length !== 1) {
     throw new UsageError("codecall run takes exactly one script: a file path, or - to read it from stdin", USAGE_EXIT_CODE);
   }
-  const backendOptionPairs = values["backend-option"] ?? [];
+  return { ...parsed.config, script: parsed.positionals[0]! };
+}
+
+/** A parsed command line: the shared config, the values of the command's own flags, the positionals. */
+export interface ParsedToolsArgs {
+  config: ToolsConfig;
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parses the arguments of `command` (`run`, `tools`, `stub`, `mcp serve`): the shared flags,
+ * `extra` flags of its own, and the config file. `--help` is answered before values are checked.
+ */
+export async function parseToolsArgs(
+  command: string,
+  args: string[],
+  cwd: string,
+  extra: ExtraFlags = {},
+): Promise<ParsedToolsArgs | RunHelpRequest> {
+  const options = { ...OPTIONS, ...extra };
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(
+      `${flagProblem(error as Error, Object.keys(options))}\nRun \`codecall ${command} --help\` for the options.`,
+      USAGE_EXIT_CODE,
+    );
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const flag = <T>(name: keyof typeof OPTIONS) => values[name] as T | undefined;
+  const file = await loadConfigFile(flag<string>("config"), cwd);
+  const fromFile = file.values;
+  const pick = <T>(value: T | undefined, key: string): T | undefined => (value !== undefined ? value : (fromFile[key] as T | undefined));
+  if (values.help) return { help: true, backend: pick(flag<string>("backend"), "backend") ?? "local" };
+  const backendOptionPairs = flag<string[]>("backend-option") ?? [];
   // A malformed pair is a usage error before any backend is loaded.
   backendOptionPairs.forEach(splitBackendOption);
 
-  const allowTools = pick(values["allow-tools"], "allowTools");
-  return {
-    script: positionals[0]!,
-    backend: pick(values.backend, "backend") ?? "local",
-    backendOptions: { ...(file.backendOptions as Record<string, unknown> | undefined) },
+  const allowTools = pick(flag<string>("allow-tools"), "allowTools");
+  const config: ToolsConfig = {
+    backend: pick(flag<string>("backend"), "backend") ?? "local",
+    backendOptions: { ...(fromFile.backendOptions as Record<string, unknown> | undefined) },
     backendOptionPairs,
-    transport: pick(values.transport, "transport") ?? "auto",
-    timeoutSeconds: timeoutSeconds(pick(values.timeout, "timeout")),
-    maxToolCalls: nonNegativeInteger(pick(values["max-tool-calls"], "maxToolCalls"), "--max-tool-calls"),
-    toolModules: [...((file.tools as string[] | undefined) ?? []), ...(values.tools ?? [])],
+    transport: pick(flag<string>("transport"), "transport") ?? "auto",
+    timeoutSeconds: timeoutSeconds(pick(flag<string>("timeout"), "timeout")),
+    maxToolCalls: nonNegativeInteger(pick(flag<string>("max-tool-calls"), "maxToolCalls"), "--max-tool-calls"),
+    toolModules: [...((fromFile.tools as string[] | undefined) ?? []), ...(flag<string[]>("tools") ?? [])],
     allowTools: allowTools === undefined ? undefined : toList(allowTools),
-    builtinTools: !(values["no-builtin-tools"] ?? file.builtinTools === false),
-    cwd: pick(values.cwd, "cwd"),
-    envPassthrough: [...((file.envPassthrough as string[] | undefined) ?? []), ...(values["env-passthrough"] ?? [])],
-    interpreter: pick(values.interpreter, "interpreter"),
-    json: values.json ?? false,
-    verbose: values.verbose ?? false,
+    builtinTools: !(flag<boolean>("no-builtin-tools") ?? fromFile.builtinTools === false),
+    mcpServers: [
+      ...(fromFile.mcpServers ? mcpServersFromConfig(fromFile.mcpServers as Record<string, unknown>, file.path!) : []),
+      ...(flag<string[]>("mcp") ?? []).map(mcpServerFromFlag),
+    ],
+    cwd: pick(flag<string>("cwd"), "cwd"),
+    envPassthrough: [...((fromFile.envPassthrough as string[] | undefined) ?? []), ...(flag<string[]>("env-passthrough") ?? [])],
+    interpreter: pick(flag<string>("interpreter"), "interpreter"),
+    json: flag<boolean>("json") ?? false,
+    verbose: flag<boolean>("verbose") ?? false,
   };
+  return { config, values, positionals: parsed.positionals };
 }
 
-async function readConfigFile(file: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    throw new UsageError(`Cannot read the config file ${file}`);
-  }
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("it must hold a JSON object");
-    return value as Record<string, unknown>;
-  } catch (error) {
-    throw new UsageError(`Invalid config file ${file}: ${(error as Error).message}`);
-  }
+/** Node's parser message, with an unknown flag's closest known one instead of its advice on positionals. */
+function flagProblem(error: Error, known: readonly string[]): string {
+  const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /'(-[^']*)'/.exec(error.message)?.[1] : undefined;
+  if (unknown === undefined) return error.message;
+  const closest = closestName(unknown.replace(/^-+/, ""), known);
+  return `Unknown option ${unknown}.${closest ? ` Did you mean --${closest}?` : ""}`;
 }
 
 const MAX_TIMEOUT_SECONDS = MAX_DURATION_MS / 1000;

@@ -16,6 +16,7 @@ export {
   type RemoteCommandOptions,
 } from "./remote/remote-command.js";
 export { defineOptions, OptionSet } from "./options/define-options.js";
+export { closestName } from "./options/closest-name.js";
 export type { OptionDescription } from "./options/option-help.js";
 export type {
   BooleanOption,

@@ -8,9 +8,11 @@ import type { ExecuteCodeOptions } from "./execute/execute-options.js";
 import { resolveLimits, type ExecutionLimits } from "./execute/limits.js";
 import { selectTools } from "./execute/prepare-run.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
+import type { ToolCallEvent } from "./rpc/dispatcher.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
 import type { JSONSchema } from "./schema/json-schema.js";
+import { callSafely } from "./safe-callback.js";
 import { assertRunPlugins } from "./specification.js";
 import type { ToolDefinition } from "./tool.js";
 import type { Transport } from "./transport.js";
@@ -27,13 +29,25 @@ export interface CodeToolArgs {
 }
 
 /**
+ * What one call of the tool may bring besides the code: the signal that interrupts it, and
+ * observers of this run alone (an MCP request's progress, a UI's live view). The observers are
+ * called besides those given to `createCodeTool`, with the same (redacted) chunks and events.
+ */
+export interface CodeToolCallContext {
+  readonly signal?: AbortSignal;
+  readonly onStdout?: (chunk: Uint8Array) => void;
+  readonly onStderr?: (chunk: Uint8Array) => void;
+  readonly onToolCall?: (event: ToolCallEvent) => void;
+}
+
+/**
  * The `execute_code` tool. It is a `ToolDefinition`, and its `execute` needs no more context than
  * an optional `signal`, so a platform can call it from its own tool adapter without inventing an
  * environment or a run id.
  */
 export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
   /** Runs the script; never throws for script failures (they are results). */
-  execute(args: CodeToolArgs, context?: { readonly signal?: AbortSignal }): Promise<ExecuteCodeResult>;
+  execute(args: CodeToolArgs, context?: CodeToolCallContext): Promise<ExecuteCodeResult>;
 }
 
 /**
@@ -65,8 +79,27 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
     parameters,
     async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
-      return executeCode({ ...options, environment, tools, allowedTools: undefined, code: args.code, signal: context.signal });
+      return executeCode({
+        ...options,
+        environment,
+        tools,
+        allowedTools: undefined,
+        code: args.code,
+        signal: context.signal,
+        onStdout: both(options.onStdout, context.onStdout),
+        onStderr: both(options.onStderr, context.onStderr),
+        onToolCall: both(options.onToolCall, context.onToolCall),
+      });
     },
+  };
+}
+
+/** One observer that calls the tool's and the call's own (either may be absent); one's throw does not keep the other from its turn. */
+function both<T>(first: ((value: T) => void) | undefined, second: ((value: T) => void) | undefined): ((value: T) => void) | undefined {
+  if (!first || !second) return first ?? second;
+  return (value) => {
+    callSafely(first, value);
+    callSafely(second, value);
   };
 }
 

@@ -27,6 +27,7 @@ export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
 export { checkToolSet } from "./tool-set.js";
 export { pythonToolName, pythonToolNames, type PythonToolNameOptions } from "./guest/python-tool-names.js";
+export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, type PythonModuleOptions } from "./guest/python-stub.js";
 
 export { executeCode } from "./execute/execute-code.js";
 export type { ExecuteCodeOptions } from "./execute/execute-options.js";
@@ -40,7 +41,7 @@ export { describeValue, type DescribeOptions } from "./text/describe-value.js";
 export { setDebugNamespaces, setDebugSink, type DebugSink } from "./debug/debug-log.js";
 export type { DebugNamespace } from "./debug/debug-namespaces.js";
 
-export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
+export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolCallContext, type CodeToolOptions } from "./code-tool.js";
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,

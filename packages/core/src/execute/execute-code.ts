@@ -52,7 +52,7 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
 
     const supervised = await superviseScript({
       environment,
-      command: launchScriptCommand(run.interpreter, scriptPath, archivePath),
+      command: launchScriptCommand(run.interpreter, scriptPath, archivePath, options.scriptName),
       env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       limits,

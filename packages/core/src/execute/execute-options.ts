@@ -26,6 +26,12 @@ export interface ExecuteCodeOptions {
   signal?: AbortSignal;
   /** Name the script imports the tools from (default `codecall`). */
   moduleName?: string;
+  /**
+   * What tracebacks, warnings and syntax errors call the script, e.g. the path of the file it came
+   * from (`my_script.py`). Default: its copy in the run dir. `__file__` and `sys.argv[0]` stay the
+   * copy's path, which exists wherever the script runs.
+   */
+  scriptName?: string;
   /** Python interpreter command inside the environment (default `python3`). */
   interpreter?: string;
   /** Mask secrets in the output (default true). */

@@ -1,8 +1,10 @@
 # codecall launcher: runs a script as its only child and makes sure nothing the script started
-# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" [ARCHIVE] SCRIPT` (-I -S: no site
-# packages to import, which is most of an interpreter's start); the script runs under the same
-# interpreter (sys.executable), with FLAGS and its full environment.
+# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" [--name NAME] [ARCHIVE] SCRIPT` (-I -S:
+# no site packages to import, which is most of an interpreter's start); the script runs under the
+# same interpreter (sys.executable), with FLAGS and its full environment.
 #
+# - NAME, when given, is what tracebacks call the script: it then runs through _codecall_main.py
+#   (beside SCRIPT, from the archive), which compiles it under that name.
 # - ARCHIVE, when given, holds the run's files (the script and the guest modules) as an
 #   uncompressed zip: they are written beside it first. The host then installs a run with one
 #   write, and the script imports plain files (Python compiles a module it imports from a zip twice).
@@ -122,7 +124,12 @@ def exit_like(status):
 
 
 def main():
-    *archive, script = sys.argv[1:]
+    arguments = sys.argv[1:]
+    name = None
+    if arguments[:1] == ["--name"]:
+        name, arguments = arguments[1], arguments[2:]
+    *archive, script = arguments
+    program = [script] if name is None else [os.path.join(os.path.dirname(script), "_codecall_main.py"), script, name]
     for path in archive:
         try:
             unpack(path)
@@ -139,7 +146,7 @@ def main():
         for signum in FORWARDED + (signal.SIGPIPE,):
             signal.signal(signum, signal.SIG_DFL)
         try:
-            os.execv(sys.executable, [sys.executable] + flags + [script])
+            os.execv(sys.executable, [sys.executable] + flags + program)
         except OSError as error:
             os.write(2, ("codecall: cannot run %s: %s\n" % (sys.executable, error)).encode())
         os._exit(127)

@@ -1,0 +1,55 @@
+/** The help of the commands besides `run` (whose help is `HELP` and the backend's options). */
+
+const SHARED = `The options that choose the tools are those of codecall run: --tools MODULE, --mcp COMMAND|URL,
+--allow-tools A,B, --no-builtin-tools and --config FILE (default: codecall.config.json here).`;
+
+export const TOOLS_HELP = `codecall tools — list the tools a script can import, with their Python signatures.
+
+Usage:
+  codecall tools [--tools MODULE] [--mcp COMMAND|URL] [--allow-tools A,B] [--no-builtin-tools] [--json]
+
+${SHARED}
+  --json                    print the tools' definitions (name, description, parameters, returns) as JSON
+`;
+
+export const STUB_HELP = `codecall stub — print the Python module a script imports its tools from (\`from codecall import ...\`).
+
+Usage:
+  codecall stub [--tools MODULE] [--mcp COMMAND|URL] [--allow-tools A,B] [--no-builtin-tools]
+
+${SHARED}
+`;
+
+export const MCP_HELP = `codecall mcp — codecall and the Model Context Protocol.
+
+Usage:
+  codecall mcp serve [options]      serve execute_code to MCP clients (codecall mcp serve --help)
+
+To call an MCP server's tools from a script, give it to codecall run: --mcp COMMAND|URL, or an
+entry of "mcpServers" in the config file.
+`;
+
+export const MCP_SERVE_HELP = `codecall mcp serve — serve execute_code to MCP clients (a desktop app, an IDE, an agent).
+
+Usage:
+  codecall mcp serve [--http PORT [--host ADDRESS]] [run options]
+
+Over stdio by default: the MCP client starts this command and speaks on its stdin and stdout
+(nothing else is written there; logs go to stderr). With --http PORT it listens on Streamable
+HTTP at http://127.0.0.1:PORT/mcp instead (0 picks a free port; the URL is printed on stderr).
+
+Options:
+  --http PORT               serve Streamable HTTP on this port instead of stdio
+  --host ADDRESS            address to listen on with --http (default 127.0.0.1; requests must
+                            then name a loopback host, which defeats DNS rebinding)
+  --backend NAME, -o K=V, --transport, --timeout, --max-tool-calls, --tools, --mcp, --allow-tools,
+  --no-builtin-tools, --cwd, --env-passthrough, --interpreter, --config
+                            as for codecall run: where scripts run and the tools they may call.
+                            One environment serves every call and is closed when the server ends.
+
+Client configuration (Claude Desktop, IDEs: the common "mcpServers" JSON):
+  { "mcpServers": { "codecall": { "command": "npx", "args": ["-y", "codecall", "mcp", "serve"] } } }
+
+Each call is logged on stderr (status, tool calls, duration). A client's cancellation interrupts
+the script; the end of stdin (or SIGINT/SIGTERM) interrupts every run and ends the server.
+`;

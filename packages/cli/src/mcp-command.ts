@@ -1,0 +1,107 @@
+/**
+ * `codecall mcp serve`: execute_code as an MCP server, over stdio (the client starts this command)
+ * or Streamable HTTP (`--http PORT`). The tools, the backend and the transport are chosen as for
+ * `codecall run`; one environment serves every call and is closed when the server ends: at the
+ * end of stdin, or on SIGINT, SIGTERM or SIGHUP (runs in progress are interrupted first).
+ */
+import { createCodeTool, resolveTransports, type ExecuteCodeResult } from "@codecall/core";
+import { MCP_HELP, MCP_SERVE_HELP } from "./command-help.js";
+import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
+import { createModuleImporter } from "./module-loading.js";
+import { parseToolsArgs } from "./run-config.js";
+import { closeEnvironment, createBackendEnvironment, explain, type CliIO } from "./run-command.js";
+import { loadTools } from "./tool-loading.js";
+
+const SERVE_FLAGS = { http: { type: "string" }, host: { type: "string" } } as const;
+
+export async function mcpCommand(args: string[], io: CliIO): Promise<number> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined || subcommand === "--help" || subcommand === "-h") {
+    io.stdout.write(MCP_HELP);
+    return subcommand === undefined ? USAGE_EXIT_CODE : 0;
+  }
+  if (subcommand !== "serve") throw new UsageError(`Unknown command "mcp ${subcommand}". Run \`codecall mcp --help\`.`, USAGE_EXIT_CODE);
+  return serve(rest, io);
+}
+
+async function serve(args: string[], io: CliIO): Promise<number> {
+  const parsed = await parseToolsArgs("mcp serve", args, io.cwd, SERVE_FLAGS);
+  if ("help" in parsed) {
+    io.stdout.write(MCP_SERVE_HELP);
+    return 0;
+  }
+  const { config, values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`codecall mcp serve takes no arguments, got ${positionals.join(" ")}`, USAGE_EXIT_CODE);
+  const port = values.http === undefined ? undefined : portNumber(values.http as string);
+  if (values.host !== undefined && port === undefined) throw new UsageError("--host goes with --http PORT", USAGE_EXIT_CODE);
+  // Over stdio, stdout is the protocol: whatever a tools module logs goes to stderr instead.
+  if (port === undefined) console.log = console.info = console.debug = console.error;
+
+  const importModule = createModuleImporter(io.cwd);
+  const { tools, close: closeTools } = await loadTools(config, io, importModule);
+  const { serveHttp, serveStdio } = await import("@codecall/mcp");
+  const environment = await createBackendEnvironment(config, importModule).catch(async (error: unknown) => {
+    await closeTools();
+    return explain(error);
+  });
+  let stoppedBy: StopSignal | undefined;
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
+    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+    stoppedBy = signal;
+    io.stderr.write(`codecall: ${signal}: stopping the MCP server (again to quit at once)\n`);
+    stop();
+  });
+  try {
+    const transport = await resolveTransports(
+      config.transport
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+      { importModule },
+    ).catch(explain);
+    const codeTool = createCodeTool({
+      environment,
+      transport,
+      tools,
+      ...(config.allowTools ? { allowedTools: config.allowTools } : {}),
+      limits: {
+        ...(config.timeoutSeconds === undefined ? {} : { timeoutMs: Math.round(config.timeoutSeconds * 1000) }),
+        ...(config.maxToolCalls === undefined ? {} : { maxToolCalls: config.maxToolCalls }),
+      },
+      env: { passthrough: config.envPassthrough },
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+      ...(config.interpreter ? { interpreter: config.interpreter } : {}),
+    });
+    const onResult = (result: ExecuteCodeResult) => io.stderr.write(describeRun(result));
+    if (port === undefined) {
+      const serving = await serveStdio(codeTool, { stdin: io.stdin as NodeJS.ReadStream, stdout: io.stdout as NodeJS.WriteStream, onResult });
+      io.stderr.write(`codecall: serving execute_code over stdio (${environment.backendId}; ${tools.length} tools)\n`);
+      await Promise.race([serving.closed, stopped]);
+      await serving.close();
+    } else {
+      const serving = await serveHttp(codeTool, { port, ...(values.host ? { host: values.host as string } : {}), onResult });
+      io.stderr.write(`codecall: serving execute_code at ${serving.url} (${environment.backendId}; ${tools.length} tools)\n`);
+      await stopped;
+      await serving.close();
+    }
+    return stoppedBy === undefined ? 0 : SIGNAL_EXIT_CODES[stoppedBy];
+  } finally {
+    await closeEnvironment(environment, io);
+    await closeTools();
+    removeInterrupt();
+  }
+}
+
+/** One log line per run, for the server's operator. */
+function describeRun(result: ExecuteCodeResult): string {
+  const reason = result.error ? ` — ${result.error}` : "";
+  return `codecall: execute_code ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s)\n`;
+}
+
+function portNumber(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new UsageError(`--http wants a port number from 0 to 65535, got ${text}`, USAGE_EXIT_CODE);
+  return port;
+}

@@ -1,0 +1,74 @@
+// A script run under a name (executeCode's `scriptName`, the CLI's script path): the launcher runs
+// it through _codecall_main.py, which compiles it under that name. Run for real with python3.
+import { spawn } from "node:child_process";
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { launchScriptCommand } from "../src/guest/launcher.js";
+
+const RUNNER = fileURLToPath(new URL("../src/guest/python/_codecall_main.py", import.meta.url));
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "codecall-script-name-"));
+  await copyFile(RUNNER, path.join(dir, "_codecall_main.py"));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs `source` as the run dir's script.py, named `name` (or not), from a working directory where no file has that name. */
+async function runNamed(source: string, name?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const script = path.join(dir, "script.py");
+  await writeFile(script, source);
+  const child = spawn("sh", ["-c", launchScriptCommand("python3", script, undefined, name)], { cwd: tmpdir(), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("a script run under its own name", () => {
+  it("tracebacks and warnings name it, show its source lines, and hide the runner", async () => {
+    const result = await runNamed('import warnings\nwarnings.warn("careful")\ndef f():\n    raise ValueError("boom")\nf()\n', "my_script.py");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        'my_script.py:2: UserWarning: careful\n  warnings.warn("careful")',
+        "Traceback (most recent call last):",
+        '  File "my_script.py", line 5, in <module>\n    f()',
+        '  File "my_script.py", line 4, in f\n    raise ValueError("boom")',
+        "ValueError: boom\n",
+      ].join("\n"),
+    );
+  });
+
+  it("a syntax error is reported as Python reports one in a file, under the name", async () => {
+    const result = await runNamed("x = (\n", "scripts/bad.py");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^ {2}File "scripts\/bad\.py", line 1\n {4}x = \(\n {8}\^\nSyntaxError: /);
+    expect(result.stderr).not.toContain("Traceback");
+  });
+
+  it("runs as __main__ with __file__ and argv[0] the real copy, so pickling and __file__-relative paths work", async () => {
+    const result = await runNamed(
+      "import os, pickle, sys\nclass A: pass\nprint(__name__, os.path.exists(__file__), sys.argv == [__file__], len(pickle.dumps(A())) > 0)\nprint(sorted(k for k in globals() if k.startswith('_') and k != '__builtins__'))\n",
+      "my_script.py",
+    );
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe(
+      "__main__ True True True\n['__cached__', '__doc__', '__file__', '__loader__', '__name__', '__package__', '__spec__']\n",
+    );
+  });
+
+  it("keeps the exit status of sys.exit and the script's own output", async () => {
+    const result = await runNamed("print('out')\nraise SystemExit(7)\n", "x.py");
+    expect(result).toMatchObject({ code: 7, stdout: "out\n", stderr: "" });
+  });
+
+  it("without a name the run dir's copy is named, as before", async () => {
+    const result = await runNamed("raise ValueError('plain')\n");
+    expect(result.stderr).toContain(`File "${path.join(dir, "script.py")}", line 1`);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * `execute_code` as an MCP tool: one `McpServer` (for one connection) whose only tool runs the
+ * script with a `CodeTool` from `createCodeTool`. While the script runs, a client that asked for
+ * progress (a `progressToken`) gets its output lines and tool calls as progress notifications; a
+ * client that cancels the request (`notifications/cancelled`, or a closed connection) interrupts
+ * the script, whose whole process tree is ended.
+ */
+import type { CodeTool, ExecuteCodeResult, ToolCallEvent } from "@codecall/core";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { EXECUTE_CODE_OUTPUT_SHAPE, toCallToolResult } from "./call-result.js";
+import { packageVersion } from "./package-info.js";
+import { ProgressReporter } from "./progress-reporter.js";
+
+export interface CodecallServerOptions {
+  /** The server's name in MCP's `serverInfo` (default `codecall`). */
+  name?: string;
+  /** Shortest time between two progress notifications of one request, in ms (default 100). */
+  progressIntervalMs?: number;
+  /** Called when a run ends (also an interrupted one, whose answer the client no longer reads): for a server's log. */
+  onResult?: (result: ExecuteCodeResult) => void;
+}
+
+/**
+ * What a client may assume about `execute_code` (MCP's hints): a script can do anything its
+ * environment and tools allow — write files, call out to the network, change what its tools reach —
+ * and running it twice is two runs.
+ */
+export const EXECUTE_CODE_ANNOTATIONS: ToolAnnotations = Object.freeze({
+  title: "Run a Python script with tools",
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+});
+
+/** An MCP server offering `tool` (made by `createCodeTool`), ready to `connect()` to one transport. */
+export function createCodecallServer(tool: CodeTool, options: CodecallServerOptions = {}): McpServer {
+  const server = new McpServer({ name: options.name ?? "codecall", version: packageVersion() });
+  const codeDescription = (tool.parameters.properties?.code as { description?: string } | undefined)?.description ?? "Python 3 source to run.";
+  server.registerTool(
+    tool.name,
+    {
+      title: EXECUTE_CODE_ANNOTATIONS.title,
+      description: tool.description,
+      inputSchema: { code: z.string().describe(codeDescription) },
+      outputSchema: EXECUTE_CODE_OUTPUT_SHAPE,
+      annotations: EXECUTE_CODE_ANNOTATIONS,
+    },
+    async ({ code }, extra) => {
+      const token = extra._meta?.progressToken;
+      const progress =
+        token === undefined
+          ? undefined
+          : new ProgressReporter(
+              (count, message) =>
+                extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: count, message } }),
+              options.progressIntervalMs === undefined ? {} : { minIntervalMs: options.progressIntervalMs },
+            );
+      const result = await tool.execute(
+        { code },
+        {
+          signal: extra.signal,
+          ...(progress
+            ? {
+                onStdout: (chunk: Uint8Array) => progress.output(chunk),
+                onToolCall: (event: ToolCallEvent) => {
+                  if (event.phase === "start") progress.note(`[calling ${event.name}]`);
+                },
+              }
+            : {}),
+        },
+      );
+      await progress?.close();
+      options.onResult?.(result);
+      return toCallToolResult(result);
+    },
+  );
+  return server;
+}

@@ -1,0 +1,177 @@
+/**
+ * Serving `execute_code` over MCP's Streamable HTTP transport: one endpoint (`/mcp`), one session
+ * per client (its own `McpServer`, so a client's `notifications/cancelled` reaches its own run),
+ * progress on the request's event stream.
+ *
+ * `execute_code` runs code, so the defaults are for one machine: the server listens on 127.0.0.1
+ * and answers only requests whose `Host` (and `Origin`, when a browser sends one) names a loopback
+ * address, which defeats DNS rebinding from a web page. Listening elsewhere is the caller's choice
+ * (`host`), with `allowedHosts` then naming the host names clients use.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { CodeTool } from "@codecall/core";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createCodecallServer, type CodecallServerOptions } from "./code-server.js";
+import { InFlightRuns } from "./in-flight-runs.js";
+
+export interface HttpServeOptions extends CodecallServerOptions {
+  /** Port to listen on (default 0: any free port; `url` says which). */
+  port?: number;
+  /** Address to listen on (default `127.0.0.1`). */
+  host?: string;
+  /** Path of the endpoint (default `/mcp`). */
+  path?: string;
+  /**
+   * Host names (without port) a request's `Host` and `Origin` may name. Default: `localhost`,
+   * `127.0.0.1` and `[::1]` when listening on a loopback address; no check otherwise.
+   */
+  allowedHosts?: readonly string[];
+  /** Largest request body read, in bytes (default 4 MiB); a larger one is answered 413. */
+  maxBodyBytes?: number;
+  /** Sessions kept at once (default 32); the oldest is closed to make room for a new one. */
+  maxSessions?: number;
+}
+
+/** A server answering on HTTP. */
+export interface HttpServing {
+  /** The endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  /** Stops listening, closes every session (interrupting runs) and resolves once they have ended. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_ADDRESSES = new Set(["127.0.0.1", "localhost", "::1"]);
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}): Promise<HttpServing> {
+  const host = options.host ?? "127.0.0.1";
+  const endpoint = options.path ?? "/mcp";
+  const allowedHosts = options.allowedHosts ?? (LOOPBACK_ADDRESSES.has(host) ? LOOPBACK_HOSTS : undefined);
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 32;
+  const runs = new InFlightRuns();
+  const tracked = runs.track(tool);
+  const sessions = new Map<string, Session>();
+
+  async function openSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    const session: Session = {
+      server: createCodecallServer(tracked, options),
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          for (const [oldest, old] of sessions) {
+            if (sessions.size <= maxSessions) break;
+            sessions.delete(oldest);
+            void old.server.close();
+          }
+        },
+      }),
+    };
+    session.transport.onclose = () => {
+      if (session.transport.sessionId) sessions.delete(session.transport.sessionId);
+    };
+    await session.server.connect(session.transport);
+    await session.transport.handleRequest(request, response, body);
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (new URL(request.url ?? "/", "http://localhost").pathname !== endpoint)
+      return refuse(response, 404, `Not found; the MCP endpoint is ${endpoint}`);
+    const hostProblem = allowedHosts && originProblem(request, allowedHosts);
+    if (hostProblem) return refuse(response, 403, hostProblem);
+    const sessionId = request.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session) return refuse(response, 404, "Session not found (it ended, or the server restarted): initialize a new one");
+      return session.transport.handleRequest(request, response);
+    }
+    if (request.method !== "POST") return refuse(response, 400, "No session: start one with a POST of an initialize request");
+    const body = await readJsonBody(request, maxBodyBytes);
+    if ("problem" in body) return refuse(response, body.status, body.problem);
+    if (!isInitializeRequest(body.value)) return refuse(response, 400, "No session: the first request must be initialize");
+    return openSession(request, response, body.value);
+  }
+
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) refuse(response, 500, `Internal error: ${(error as Error).message}`);
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}${endpoint}`,
+    async close() {
+      const closing = new Promise<void>((resolve) => http.close(() => resolve()));
+      await Promise.all([...sessions.values()].map((session) => session.server.close()));
+      sessions.clear();
+      http.closeAllConnections();
+      await closing;
+      await runs.settled();
+    },
+  };
+}
+
+/** Why `Host` or `Origin` names a host this server does not answer for; undefined when both are fine. */
+function originProblem(request: IncomingMessage, allowed: readonly string[]): string | undefined {
+  const hostname = (value: string) => {
+    try {
+      return new URL(value).hostname;
+    } catch {
+      return undefined;
+    }
+  };
+  const host = request.headers.host;
+  const hostName = host === undefined ? undefined : hostname(`http://${host}`);
+  if (hostName === undefined || !allowed.includes(hostName)) return `Host ${JSON.stringify(host ?? "")} is not allowed`;
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== "null") {
+    const originName = hostname(origin);
+    if (originName === undefined || !allowed.includes(originName)) return `Origin ${JSON.stringify(origin)} is not allowed`;
+  } else if (origin === "null") {
+    return "Origin null is not allowed";
+  }
+  return undefined;
+}
+
+type BodyRead = { value: unknown } | { status: number; problem: string };
+
+/** The request's body as JSON, read up to `maxBytes`. */
+async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return { status: 413, problem: `Request body over ${maxBytes} bytes` };
+    chunks.push(chunk);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+  } catch (error) {
+    return { status: 400, problem: `Parse error: ${(error as Error).message}` };
+  }
+}
+
+/** A JSON-RPC error answer with an HTTP status, as the SDK's transport gives one. */
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: status === 400 ? -32600 : -32000, message }, id: null }));
+}

@@ -1,0 +1,4 @@
+import { mergeConfig } from "vitest/config";
+import shared from "../../vitest.shared.ts";
+
+export default mergeConfig(shared, {});
