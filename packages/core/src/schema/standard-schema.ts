@@ -81,7 +81,8 @@ export function standardInputJsonSchema(schema: StandardSchemaV1, tool: string):
   if (typeof converted !== "object" || converted === null || (converted as JSONSchema).type !== "object") {
     throw refuse(`its ${props.vendor} parameters schema must describe an object (the arguments by name), not ${describeType(converted)}`);
   }
-  return converted as JSONSchema;
+  // As data: zod hides a `~standard` (functions) in the object it returns, which is no keyword.
+  return JSON.parse(JSON.stringify(converted)) as JSONSchema;
 }
 
 /**
