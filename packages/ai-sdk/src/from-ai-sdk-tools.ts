@@ -63,8 +63,8 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
   let parameters: JSONSchema;
   let returns: JSONSchema | undefined;
   try {
-    parameters = (await input.jsonSchema) as JSONSchema;
-    returns = aiTool.outputSchema === undefined ? undefined : ((await asSchema(aiTool.outputSchema).jsonSchema) as JSONSchema);
+    parameters = asData(await input.jsonSchema);
+    returns = aiTool.outputSchema === undefined ? undefined : asData(await asSchema(aiTool.outputSchema).jsonSchema);
   } catch (error) {
     throw refuse(`has a schema that cannot be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}`, error);
   }
@@ -96,6 +96,11 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
       return isAsyncIterable(output) ? lastValue(output) : output;
     },
   };
+}
+
+/** The schema as JSON data: zod hides a `~standard` (functions) in the JSON Schemas it generates. */
+function asData(schema: unknown): JSONSchema {
+  return JSON.parse(JSON.stringify(schema)) as JSONSchema;
 }
 
 /** A tool that streams preliminary results (`async function*`): its final result is the last one. */
