@@ -9,7 +9,7 @@ import { CodecallError, errorMessage } from "./errors.js";
 import { assertToolName } from "./guest/python-names.js";
 import { generatePythonModule } from "./guest/python-stub.js";
 import { compileSchema } from "./schema/compile-schema.js";
-import { isStandardSchema } from "./schema/standard-schema.js";
+import { isStandardSchema, type StandardSchemaV1 } from "./schema/standard-schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 /** Throws `INVALID_TOOL` naming the first tool that cannot be offered to a script, and why. */
@@ -46,7 +46,7 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
  * JSON Schema data. zod also hides a non-enumerable `~standard` in the JSON Schemas it generates
  * (`z.toJSONSchema()`); those are plain objects whose keys are all keywords, and are accepted.
  */
-function isSchemaLibraryObject(value: unknown): boolean {
+function isSchemaLibraryObject(value: unknown): value is StandardSchemaV1 {
   if (!isStandardSchema(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return typeof value === "function" || (prototype !== Object.prototype && prototype !== null) || Object.keys(value).includes("~standard");

@@ -7,6 +7,17 @@ import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { defineTool, type JSONSchema, type JSONSchemaType, type ToolContext, type ToolDefinition } from "../src/index.js";
 
+/** What the search schema below describes. */
+interface SearchArgs {
+  query: string;
+  tags: string[];
+  limit?: number;
+  sort?: "asc" | "desc";
+  near?: { lat: number; lon: number };
+  exact?: boolean;
+  cursor?: string | null;
+}
+
 describe("defineTool with a JSON Schema literal", () => {
   it("types required properties, optional ones, enums, arrays and nested objects", () => {
     const tool = defineTool({
@@ -27,32 +38,11 @@ describe("defineTool with a JSON Schema literal", () => {
         additionalProperties: false,
       },
       execute: (args) => {
-        expectTypeOf(args).toEqualTypeOf<{
-          query: string;
-          tags: string[];
-          limit?: number;
-          sort?: "asc" | "desc";
-          near?: { lat: number; lon: number };
-          exact?: boolean;
-          cursor?: string | null;
-        }>();
+        expectTypeOf(args).toEqualTypeOf<SearchArgs>();
         return args.tags.length;
       },
     });
-    expectTypeOf(tool).toEqualTypeOf<
-      ToolDefinition<
-        {
-          query: string;
-          tags: string[];
-          limit?: number;
-          sort?: "asc" | "desc";
-          near?: { lat: number; lon: number };
-          exact?: boolean;
-          cursor?: string | null;
-        },
-        number
-      >
-    >();
+    expectTypeOf(tool).toEqualTypeOf<ToolDefinition<SearchArgs, number>>();
   });
 
   it("reads const, anyOf and oneOf, and maps additionalProperties of an object without properties", () => {
