@@ -6,7 +6,7 @@
  * calls the AI SDK tool's `execute` the way the AI SDK does: with a fresh `toolCallId`, the run's
  * abort signal, and `messages`.
  */
-import { CodecallError, pythonToolNames, type JSONSchema, type PythonToolNameOptions, type ToolDefinition } from "@codecall/core";
+import { CodecallError, errorMessage, pythonToolNames, type JSONSchema, type PythonToolNameOptions, type ToolDefinition } from "@codecall/core";
 import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/backend-kit";
 import { asSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
 import { validationFailure } from "./validation-failure.js";
@@ -66,7 +66,7 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
     parameters = asData(await input.jsonSchema);
     returns = aiTool.outputSchema === undefined ? undefined : asData(await asSchema(aiTool.outputSchema).jsonSchema);
   } catch (error) {
-    throw refuse(`has a schema that cannot be converted to JSON Schema: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw refuse(`has a schema that cannot be converted to JSON Schema: ${errorMessage(error)}`, error);
   }
   if (parameters.type !== undefined && parameters.type !== "object") {
     throw refuse(`takes ${JSON.stringify(parameters.type)} input: a script passes arguments by name, so its input schema must be of an object.`);
