@@ -28,23 +28,23 @@ export const noopTool = defineTool({
 
 /**
  * Round trips of `calls` sequential no-op tool calls, timed in Python with perf_counter_ns,
- * in microseconds.
+ * in microseconds. `tool` and `call` (the Python call expression) time another tool instead.
  */
-export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200 }) {
+export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, call = `${tool.name}()` }) {
   const result = await executeCode({
     environment,
     transport,
-    tools: [noopTool],
+    tools: [tool],
     limits: { maxToolCalls: calls + warmup, maxStdoutBytes: 4_000_000, timeoutMs: 600_000 },
     code: `
 import json, time
-from codecall import noop
+from codecall import ${tool.name}
 for _ in range(${warmup}):
-    noop()
+    ${call}
 samples = []
 for _ in range(${calls}):
     started = time.perf_counter_ns()
-    noop()
+    ${call}
     samples.append((time.perf_counter_ns() - started) / 1000)
 print(json.dumps(samples))
 `,

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 const benches = [
   { file: "local-uds.mjs", pinnable: true },
   { file: "local-file.mjs", pinnable: true },
+  { file: "ai-sdk.mjs", pinnable: true },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
 ];

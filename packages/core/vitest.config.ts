@@ -6,6 +6,8 @@ export default mergeConfig(
   defineConfig({
     test: {
       include: ["test/**/*.test.ts"],
+      // The type tests (*.test-d.ts) run with the others: the compiler checks what defineTool infers.
+      typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "test/tsconfig.json" },
     },
   }),
 );

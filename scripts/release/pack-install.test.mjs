@@ -27,7 +27,7 @@ before(
     const tarballs = await packWorkspace(packages, path.join(scratch, "tarballs"));
     const installStarted = performance.now();
     await installTarballs(project, tarballs);
-    for (const fixture of ["agent.mjs", "load-all.cjs", "cli-tools.mjs", "cli-script.py"]) {
+    for (const fixture of ["agent.mjs", "ai-sdk-agent.mjs", "load-all.cjs", "cli-tools.mjs", "cli-script.py"]) {
       await copyFile(path.join(FIXTURES, fixture), path.join(project, fixture));
     }
     const seconds = (from, to = performance.now()) => ((to - from) / 1000).toFixed(1);
@@ -69,6 +69,11 @@ describe("in a fresh npm project", () => {
   test("an agent program runs executeCode with a custom tool on the local backend over uds", async () => {
     const { stdout } = await node(["agent.mjs"]);
     assert.equal(stdout, "total 10\nfrom-terminal\nstatus=success toolCalls=5 backend=local transport=uds\n");
+  });
+
+  test("an AI SDK agent (ai installed as the peer) runs execute_code, whose script calls a converted AI SDK tool", async () => {
+    const { stdout } = await node(["ai-sdk-agent.mjs"]);
+    assert.equal(stdout, "status: success\noutput:\n5\n\n");
   });
 
   test("codecall --help and --version", async () => {

@@ -43,6 +43,7 @@ export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
 export { isCommandNotFound, missingInterpreterMessage } from "./execute/result.js";
 export { validateAgainstSchema } from "./schema/validate.js";
+export { describeStandardIssues, isStandardSchema, parseWithStandardSchema, standardInputJsonSchema } from "./schema/standard-schema.js";
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";

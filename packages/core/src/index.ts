@@ -23,8 +23,11 @@ export type { GuestLanguage, RunContext, Transport, TransportSession } from "./t
 export { ENVIRONMENT_SPECIFICATION_VERSION, TRANSPORT_SPECIFICATION_VERSION } from "./specification.js";
 export { CodecallError, errorMessage, type CodecallErrorCode, type CodecallErrorOptions } from "./errors.js";
 
-export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
+export type { ToolContext, ToolDefinition } from "./tool.js";
+export { defineTool, type ToolArguments, type ToolInput, type ToolParameters, type ToolSpec } from "./define-tool.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
+export type { JSONSchemaType } from "./schema/json-schema-type.js";
+export type { StandardJSONSchemaV1, StandardSchemaV1 } from "./schema/standard-schema.js";
 export { checkToolSet } from "./tool-set.js";
 export { pythonToolName, pythonToolNames, type PythonToolNameOptions } from "./guest/python-tool-names.js";
 export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, type PythonModuleOptions } from "./guest/python-stub.js";

@@ -9,6 +9,7 @@ import { CodecallError, errorMessage } from "./errors.js";
 import { assertToolName } from "./guest/python-names.js";
 import { generatePythonModule } from "./guest/python-stub.js";
 import { compileSchema } from "./schema/compile-schema.js";
+import { isStandardSchema, type StandardSchemaV1 } from "./schema/standard-schema.js";
 import type { ToolDefinition } from "./tool.js";
 
 /** Throws `INVALID_TOOL` naming the first tool that cannot be offered to a script, and why. */
@@ -18,6 +19,14 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
     assertToolName(tool?.name);
     if (names.has(tool.name)) throw new CodecallError("INVALID_TOOL", `Two tools are named ${tool.name}`, { details: { tool: tool.name } });
     names.add(tool.name);
+    if (isSchemaLibraryObject(tool.parameters)) {
+      // A zod or valibot schema read as JSON Schema would be nonsense: say what converts it.
+      throw new CodecallError(
+        "INVALID_TOOL",
+        `Tool ${tool.name}: its parameters are a ${tool.parameters["~standard"].vendor} schema, not a JSON Schema: define the tool with defineTool() from @codecall/core, which converts it`,
+        { details: { tool: tool.name } },
+      );
+    }
     try {
       compileSchema(tool.parameters);
     } catch (error) {
@@ -30,4 +39,15 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
   // What is left to check is whether the stub module can be written (two parameters that map to
   // one Python name, a tool `x` beside a tool `x_async`...): writing it says so.
   generatePythonModule({ tools });
+}
+
+/**
+ * A schema library's own object (a zod type, a valibot schema, an ArkType function) rather than
+ * JSON Schema data. zod also hides a non-enumerable `~standard` in the JSON Schemas it generates
+ * (`z.toJSONSchema()`); those are plain objects whose keys are all keywords, and are accepted.
+ */
+function isSchemaLibraryObject(value: unknown): value is StandardSchemaV1 {
+  if (!isStandardSchema(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return typeof value === "function" || (prototype !== Object.prototype && prototype !== null) || Object.keys(value).includes("~standard");
 }

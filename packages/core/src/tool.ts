@@ -30,8 +30,3 @@ export interface ToolDefinition<Args = any, Result = unknown> {
   /** Runs the tool. The result must be JSON-serialisable; a throw becomes a `ToolError` in the guest. */
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
 }
-
-/** Identity helper that keeps the argument and result types of a tool definition. */
-export function defineTool<Args, Result>(tool: ToolDefinition<Args, Result>): ToolDefinition<Args, Result> {
-  return tool;
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { CallFlow } from "../src/protocol/call-flow.js";
-import { defineTool } from "../src/tool.js";
+import { defineTool } from "../src/define-tool.js";
 import { call, decode, makeDispatcher, openConnection } from "./support/rpc.js";
 
 const encoder = new TextEncoder();

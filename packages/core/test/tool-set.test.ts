@@ -4,6 +4,8 @@
  * reason and the rule.
  */
 import { describe, expect, it } from "vitest";
+import * as v from "valibot";
+import { z } from "zod";
 import { createCodeTool } from "../src/code-tool.js";
 import { CodecallError } from "../src/errors.js";
 import { executeCode } from "../src/execute/execute-code.js";
@@ -157,5 +159,22 @@ describe("tool schemas the validator could not enforce", () => {
       $defs: { item: { $anchor: "item", type: "string", format: "email", title: "annotations pass", "x-vendor": 1 } },
     };
     expect(() => checkToolSet([tool("read", draft7), tool("write", modern)])).not.toThrow();
+  });
+});
+
+describe("a Standard Schema given where a JSON Schema belongs", () => {
+  it("is refused with the way to convert it, not read as a JSON Schema", async () => {
+    const raw = tool("search", z.object({ query: z.string() }) as unknown as JSONSchema);
+    const error = await refusal(() => checkToolSet([raw]));
+    expect(error.code).toBe("INVALID_TOOL");
+    expect(error.message).toBe(
+      "Tool search: its parameters are a zod schema, not a JSON Schema: define the tool with defineTool() from @codecall/core, which converts it",
+    );
+    const valibot = await refusal(() => checkToolSet([tool("find", v.object({ query: v.string() }) as unknown as JSONSchema)]));
+    expect(valibot.message).toMatch(/^Tool find: its parameters are a valibot schema, not a JSON Schema: define the tool with defineTool\(\)/);
+  });
+
+  it("accepts the JSON Schema zod generates, though zod hides a ~standard in it", () => {
+    expect(() => checkToolSet([tool("search", z.toJSONSchema(z.object({ query: z.string() })) as JSONSchema)])).not.toThrow();
   });
 });

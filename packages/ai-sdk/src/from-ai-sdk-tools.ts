@@ -1,0 +1,115 @@
+/**
+ * `fromAiSdkTools()`: the tools of an AI SDK tool set, callable from the script. Each becomes a
+ * codecall tool whose stub function has an importable name, whose parameters are the JSON Schema
+ * the AI SDK itself would send the model (defaulted fields optional), and whose `execute` checks
+ * the arguments with the tool's own schema (so zod's defaults and transforms apply) before it
+ * calls the AI SDK tool's `execute` the way the AI SDK does: with a fresh `toolCallId`, the run's
+ * abort signal, and `messages`.
+ */
+import { CodecallError, errorMessage, pythonToolNames, type JSONSchema, type PythonToolNameOptions, type ToolDefinition } from "@codecall/core";
+import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/backend-kit";
+import { asSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
+import { validationFailure } from "./validation-failure.js";
+
+export interface FromAiSdkToolsOptions extends PythonToolNameOptions {
+  /**
+   * Passed to every tool as `messages` (the AI SDK passes the messages that led to the call; a
+   * script's call has none of its own). Default `[]`.
+   */
+  messages?: ModelMessage[];
+  /** Passed to every tool as `experimental_context`, as `generateText({ experimental_context })` does. */
+  experimental_context?: unknown;
+}
+
+/** A codecall tool made from an AI SDK tool; `aiSdkName` is its key in the tool set. */
+export interface AiSdkToolDefinition extends ToolDefinition<Record<string, unknown>, unknown> {
+  readonly aiSdkName: string;
+}
+
+/**
+ * Converts `tools` (an AI SDK `ToolSet`: zod, any Standard Schema, or `jsonSchema()` inputs) into
+ * codecall tools, in the set's order. Names are mapped to importable Python names by
+ * `pythonToolNames` (`get-weather` → `get_weather`; collisions get `_2`, …; `prefix` and
+ * `reserved` as there). Throws `INVALID_TOOL` naming the tool for one a script cannot call: no
+ * `execute` (a client-side or provider-executed tool), `needsApproval` set, or an input schema
+ * that is not of an object.
+ */
+export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOptions = {}): Promise<AiSdkToolDefinition[]> {
+  const entries = Object.entries(tools) as [string, Tool][];
+  const names = pythonToolNames(
+    entries.map(([name]) => name),
+    options,
+  );
+  return Promise.all(entries.map(([aiSdkName, aiTool], index) => convert(aiSdkName, names[index]!, aiTool, options)));
+}
+
+async function convert(aiSdkName: string, name: string, aiTool: Tool, options: FromAiSdkToolsOptions): Promise<AiSdkToolDefinition> {
+  const refuse = (why: string, cause?: unknown) =>
+    new CodecallError("INVALID_TOOL", `AI SDK tool "${aiSdkName}" ${why}`, { cause, details: { tool: aiSdkName } });
+  const run = aiTool.execute;
+  if (typeof run !== "function") {
+    throw refuse(
+      aiTool.type === "provider"
+        ? "is executed by its provider, not here: a script cannot call it. Leave it out of the set given to fromAiSdkTools."
+        : "has no execute function (its result comes from the client, e.g. a user's answer): a script cannot call it. Leave it out of the set given to fromAiSdkTools.",
+    );
+  }
+  if (aiTool.needsApproval !== undefined && aiTool.needsApproval !== false) {
+    throw refuse(
+      "needs approval (needsApproval), and a script's call would not ask for it. Leave it out of the set given to fromAiSdkTools, or let the model call it directly.",
+    );
+  }
+  const input = asSchema(aiTool.inputSchema);
+  let parameters: JSONSchema;
+  let returns: JSONSchema | undefined;
+  try {
+    parameters = asData(await input.jsonSchema);
+    returns = aiTool.outputSchema === undefined ? undefined : asData(await asSchema(aiTool.outputSchema).jsonSchema);
+  } catch (error) {
+    throw refuse(`has a schema that cannot be converted to JSON Schema: ${errorMessage(error)}`, error);
+  }
+  if (parameters.type !== undefined && parameters.type !== "object") {
+    throw refuse(`takes ${JSON.stringify(parameters.type)} input: a script passes arguments by name, so its input schema must be of an object.`);
+  }
+  const schema = aiTool.inputSchema;
+  return {
+    name,
+    aiSdkName,
+    description: aiTool.description ?? "",
+    parameters,
+    ...(returns === undefined ? {} : { returns }),
+    async execute(args, context) {
+      let value: unknown;
+      if (isStandardSchema(schema)) {
+        value = await parseWithStandardSchema(schema, args);
+      } else {
+        const result = input.validate === undefined ? { success: true as const, value: args } : await input.validate(args);
+        if (!result.success) throw new Error(`Invalid arguments: ${validationFailure(result.error)}`);
+        value = result.value;
+      }
+      const output: unknown = await run(value, {
+        toolCallId: `codecall-${crypto.randomUUID()}`,
+        messages: options.messages ?? [],
+        abortSignal: context.signal,
+        experimental_context: options.experimental_context,
+      });
+      return isAsyncIterable(output) ? lastValue(output) : output;
+    },
+  };
+}
+
+/** The schema as JSON data: zod hides a `~standard` (functions) in the JSON Schemas it generates. */
+function asData(schema: unknown): JSONSchema {
+  return JSON.parse(JSON.stringify(schema)) as JSONSchema;
+}
+
+/** A tool that streams preliminary results (`async function*`): its final result is the last one. */
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+async function lastValue(values: AsyncIterable<unknown>): Promise<unknown> {
+  let last: unknown;
+  for await (const value of values) last = value;
+  return last;
+}
