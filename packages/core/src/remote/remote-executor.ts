@@ -82,9 +82,10 @@ export class RemoteExecutor {
 
   /** Runs a command to completion (see `Environment.execute`). */
   async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    // A command without timeout or signal is never killed from here: it needs no pidfile, which
-    // saves a round trip on the first call (RPC pollers make many of these).
-    const killable = options.timeoutMs !== undefined || options.signal !== undefined;
+    // A command without timeout, signal or input is never killed from here: it needs no pidfile,
+    // which saves a round trip on the first call (RPC pollers make many of these). One fed input
+    // is ended when that input cannot be written (see collectProcess).
+    const killable = options.timeoutMs !== undefined || options.signal !== undefined || options.stdin !== undefined;
     const process = await this.#launch(command, options, killable);
     const collected = await collectProcess(process, {
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
