@@ -130,7 +130,13 @@ export class RemoteExecutor {
       return this.#kill(pidFile, channel, graceMs, backstopAt);
     };
     const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
-    await process.ready;
+    await process.ready.catch((error: unknown) => {
+      // The wrapper waits for its header before it starts anything: release the channel, say why.
+      channel.close();
+      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: could not send the command to the environment: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    });
     process.wait().then(
       (exit) => log(() => `${name()}: ${describeExit(exit, started)}`),
       (error: unknown) => log(() => `${name()}: ${errorMessage(error)}`),
