@@ -86,8 +86,8 @@ export class FakeModal {
     return method === undefined ? calls : calls.filter((call) => call.method === method);
   }
 
-  /** The next `times` calls of `method` fail with gRPC status `code`. */
-  async fail(method: string, code: number, times = 1, details = "injected by the test"): Promise<void> {
+  /** After `after` more calls of `method` succeed, the next `times` fail with gRPC status `code` (0 times disarms). */
+  async fail(method: string, code: number, { times = 1, after = 0, details = "injected by the test" } = {}): Promise<void> {
     const id = this.#nextId++;
     const answered = new Promise<void>((resolve) => {
       const onLine = (line: string) => {
@@ -97,7 +97,7 @@ export class FakeModal {
       };
       this.#lines.on("line", onLine);
     });
-    this.#child.stdin!.write(`${JSON.stringify({ id, op: "fail", method, code, times, details })}\n`);
+    this.#child.stdin!.write(`${JSON.stringify({ id, op: "fail", method, code, times, after, details })}\n`);
     await answered;
   }
 

@@ -11,7 +11,7 @@ export class FakeState {
   images = new Set();
   /** @type {Map<string, import("./fake-sandbox.mjs").FakeSandbox>} */
   sandboxes = new Map();
-  /** method → { code, details, times } */
+  /** method → { code, details, times, after } */
   #faults = new Map();
   routerUrl = "";
 
@@ -32,15 +32,20 @@ export class FakeState {
     appendFileSync(this.callLog, `${JSON.stringify({ method, request: summarize(request) })}\n`);
   }
 
-  /** The next `times` calls of `method` fail with `code`. */
-  addFault(method, code, details, times) {
-    this.#faults.set(method, { code, details, times });
+  /** After `after` more calls of `method` succeed, the next `times` fail with `code` (0 times disarms). */
+  addFault(method, code, details, times, after) {
+    if (times > 0) this.#faults.set(method, { code, details, times, after });
+    else this.#faults.delete(method);
   }
 
   /** The fault for this call of `method`, if one is armed (used up as it is taken). */
   takeFault(method) {
     const fault = this.#faults.get(method);
     if (!fault) return undefined;
+    if (fault.after > 0) {
+      fault.after -= 1;
+      return undefined;
+    }
     fault.times -= 1;
     if (fault.times <= 0) this.#faults.delete(method);
     return fault;

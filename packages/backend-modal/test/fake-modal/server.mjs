@@ -7,7 +7,7 @@
 //   FAKE_MODAL_TOKEN_ID/…SECRET  the one accepted credential pair
 //   FAKE_MODAL_IMAGES        comma-separated registry tags that exist
 // Prints {"port":N} once listening. Reads control lines (JSON) on stdin and answers each with
-// {"ok":ID}: {"id":1,"op":"fail","method":"TaskExecStdinWrite","code":8,"times":1}. When stdin
+// {"ok":ID}: {"id":1,"op":"fail","method":"TaskExecStdinWrite","code":8,"times":1,"after":0}. When stdin
 // closes (the test process is gone) it ends every sandbox and exits.
 import { createInterface } from "node:readline";
 import path from "node:path";
@@ -108,7 +108,7 @@ function shutdown() {
 createInterface({ input: process.stdin })
   .on("line", (line) => {
     const command = JSON.parse(line);
-    if (command.op === "fail") state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1);
+    if (command.op === "fail") state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1, command.after ?? 0);
     process.stdout.write(`${JSON.stringify({ ok: command.id })}\n`);
   })
   .on("close", shutdown);
