@@ -27,9 +27,13 @@ export function hasCredentials(profile: Profile): boolean {
 
 /** The error for a client that has no credentials at all (checked before any call). */
 export function missingCredentials(): CodecallError {
-  return new CodecallError("ENVIRONMENT_FAILED", `modal: no Modal credentials found. Give them through ${CREDENTIAL_SOURCES} (\`modal token new\` writes ~/.modal.toml)`, {
-    details: { reason: "missing-credentials" },
-  });
+  return new CodecallError(
+    "ENVIRONMENT_FAILED",
+    `modal: no Modal credentials found. Give them through ${CREDENTIAL_SOURCES} (\`modal token new\` writes ~/.modal.toml)`,
+    {
+      details: { reason: "missing-credentials" },
+    },
+  );
 }
 
 /** True when `error` says a sandbox, app or image does not exist. */
@@ -46,11 +50,10 @@ export function modalFailure(action: string, error: unknown, serverUrl: string):
   const status = grpcStatus(error);
   const cause = { cause: error };
   if (status?.code === GRPC_STATUS.UNAUTHENTICATED || status?.code === GRPC_STATUS.PERMISSION_DENIED) {
-    return new CodecallError(
-      "ENVIRONMENT_FAILED",
-      `modal: Modal refused the credentials (${status.details}). Check ${CREDENTIAL_SOURCES}`,
-      { ...cause, details: { reason: "credentials-refused" } },
-    );
+    return new CodecallError("ENVIRONMENT_FAILED", `modal: Modal refused the credentials (${status.details}). Check ${CREDENTIAL_SOURCES}`, {
+      ...cause,
+      details: { reason: "credentials-refused" },
+    });
   }
   if (status?.code === GRPC_STATUS.UNAVAILABLE || status?.code === GRPC_STATUS.DEADLINE_EXCEEDED) {
     return new CodecallError("ENVIRONMENT_FAILED", `modal: cannot reach the Modal API at ${serverUrl} to ${action} (${status.details})`, {

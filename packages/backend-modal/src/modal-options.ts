@@ -57,7 +57,7 @@ export const environmentOptions = defineOptions("modal", {
   cloud: { type: "string", defaultText: "any", description: "cloud provider of the created sandbox (`aws`, `gcp`, `oci`, …)" },
   blockNetwork: { type: "boolean", default: false, description: "no network access from the created sandbox" },
   cidrAllowlist: { type: "list", defaultText: "all", description: "the only CIDRs the created sandbox may reach (not with `blockNetwork`)" },
-  tags: { type: "map", default: {}, description: "tags on the created sandbox (`codecall: \"true\"` is always added, to find leftovers)" },
+  tags: { type: "map", default: {}, description: 'tags on the created sandbox (`codecall: "true"` is always added, to find leftovers)' },
   environment: { type: "string", defaultText: "the profile's", description: "the Modal environment (`MODAL_ENVIRONMENT`, else the profile's)" },
   tokenId: {
     type: "string",
@@ -70,7 +70,12 @@ export const environmentOptions = defineOptions("modal", {
     defaultText: "the SDK's sources",
     description: "Modal token secret; by default `MODAL_TOKEN_SECRET`, else the active profile of `~/.modal.toml`",
   },
-  tempRoot: { type: "string", defaultText: "`$TMPDIR` or `/tmp`", description: "where `tempDir()` creates directories in the sandbox", check: absolute },
+  tempRoot: {
+    type: "string",
+    defaultText: "`$TMPDIR` or `/tmp`",
+    description: "where `tempDir()` creates directories in the sandbox",
+    check: absolute,
+  },
 });
 
 /** The options of {@link createEnvironment}. */

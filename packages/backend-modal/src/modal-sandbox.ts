@@ -85,7 +85,12 @@ export class ModalSandbox {
     }));
     if (!hasCredentials(client.profile)) throw missingCredentials();
     const started = performance.now();
-    const sandbox = options.sandboxId !== undefined ? await this.#attachById(options.sandboxId) : options.sandboxName !== undefined ? await this.#attachByName(options.sandboxName) : await this.#create();
+    const sandbox =
+      options.sandboxId !== undefined
+        ? await this.#attachById(options.sandboxId)
+        : options.sandboxName !== undefined
+          ? await this.#attachByName(options.sandboxName)
+          : await this.#create();
     this.#sandboxId = sandbox.sandboxId;
     log(() => `modal: ${this.#owned ? "created" : "attached to"} sandbox ${sandbox.sandboxId} in ${Math.round(performance.now() - started)} ms`);
     // A close() that began meanwhile waits for this, and ends what was made.
@@ -140,9 +145,11 @@ export class ModalSandbox {
 
   async #attachByName(name: string): Promise<Sandbox> {
     const { appName, environment } = this.#options;
-    const sandbox = await this.#client!.sandboxes.fromName(appName, name, environment === undefined ? {} : { environment }).catch((error: unknown) => {
-      throw modalFailure(`find the sandbox named ${name} in app ${appName}`, error, this.#serverUrl());
-    });
+    const sandbox = await this.#client!.sandboxes.fromName(appName, name, environment === undefined ? {} : { environment }).catch(
+      (error: unknown) => {
+        throw modalFailure(`find the sandbox named ${name} in app ${appName}`, error, this.#serverUrl());
+      },
+    );
     await this.#assertRunning(sandbox, `find the sandbox named ${name}`);
     return sandbox;
   }
@@ -154,7 +161,10 @@ export class ModalSandbox {
       exitCode = await sandbox.poll();
     } catch (error) {
       throw isNotFound(error)
-        ? new CodecallError("ENVIRONMENT_FAILED", `modal: there is no sandbox ${sandbox.sandboxId}`, { cause: error, details: { reason: "not-found" } })
+        ? new CodecallError("ENVIRONMENT_FAILED", `modal: there is no sandbox ${sandbox.sandboxId}`, {
+            cause: error,
+            details: { reason: "not-found" },
+          })
         : modalFailure(action, error, this.#serverUrl());
     }
     if (exitCode !== null) {

@@ -85,7 +85,9 @@ export class SandboxWatch {
       this.#lost.abort(new CodecallError("ENVIRONMENT_FAILED", reason, { details: { sandboxId: id, exitCode } }));
     } catch (error) {
       if (isNotFound(error)) {
-        this.#lost.abort(new CodecallError("ENVIRONMENT_FAILED", `the Modal sandbox ${id} no longer exists`, { cause: error, details: { sandboxId: id } }));
+        this.#lost.abort(
+          new CodecallError("ENVIRONMENT_FAILED", `the Modal sandbox ${id} no longer exists`, { cause: error, details: { sandboxId: id } }),
+        );
         return;
       }
       // Modal itself unreachable for a moment: the commands' own calls will tell.

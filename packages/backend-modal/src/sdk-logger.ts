@@ -21,7 +21,10 @@ function pairs(args: readonly unknown[]): string {
   return text;
 }
 
-const line = (level: string) => (message: string, ...args: unknown[]) => log(() => `modal sdk ${level}: ${message}${pairs(args)}`);
+const line =
+  (level: string) =>
+  (message: string, ...args: unknown[]) =>
+    log(() => `modal sdk ${level}: ${message}${pairs(args)}`);
 
 /** A `Logger` for `new ModalClient({ logger })`. */
 export const sdkLogger: Logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };

@@ -54,7 +54,7 @@ export class FakeModal {
       },
       stdio: ["pipe", "pipe", "inherit"],
     });
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     const port = await new Promise<number>((resolve, reject) => {
       lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
       child.once("exit", (code) => reject(new Error(`the fake Modal server exited (${code}) before listening`)));

@@ -55,7 +55,10 @@ describe("modal options", () => {
     [{ cpu: 0 }, "modal option cpu must be a positive number of cores, got 0"],
     [{ sandboxId: "sb-1", sandboxName: "box" }, "The modal backend attaches to one sandbox: give sandboxId or sandboxName, not both"],
     [{ sandboxId: "sb-1", cpu: 2 }, "modal option cpu shapes a sandbox this backend creates; it cannot be given with sandboxId"],
-    [{ sandboxName: "box", blockNetwork: true }, "modal option blockNetwork shapes a sandbox this backend creates; it cannot be given with sandboxName"],
+    [
+      { sandboxName: "box", blockNetwork: true },
+      "modal option blockNetwork shapes a sandbox this backend creates; it cannot be given with sandboxName",
+    ],
     [{ blockNetwork: true, cidrAllowlist: ["10.0.0.0/8"] }, "modal option cidrAllowlist cannot be given with blockNetwork"],
     [{ tokenId: "ak-1" }, "modal option tokenSecret must be given together with the other half of the token"],
     [{ imgae: "python:3.12" }, 'Unknown modal option "imgae"'],

@@ -14,7 +14,9 @@ function start(script: string, refuseInput = false): EnvironmentProcess & { kill
   const child = spawn("sh", ["-c", script], { stdio: "pipe" });
   child.stdin.on("error", () => {});
   let killed = false;
-  const exit = new Promise<ProcessExit>((resolve) => child.once("close", (code, signal) => resolve({ exitCode: code ?? 137, ...(signal ? { signal } : {}) })));
+  const exit = new Promise<ProcessExit>((resolve) =>
+    child.once("close", (code, signal) => resolve({ exitCode: code ?? 137, ...(signal ? { signal } : {}) })),
+  );
   const refusing = new WritableStream<Uint8Array>({
     write: () => Promise.reject(new Error("message larger than max (5242880 vs. 4194304)")),
   });

@@ -24,7 +24,13 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const definitions = loadPackageDefinition(
-  loadSync(["modal_client.proto", "task_command_router.proto"], { includeDirs: [here], keepCase: true, longs: Number, enums: Number, defaults: true }),
+  loadSync(["modal_client.proto", "task_command_router.proto"], {
+    includeDirs: [here],
+    keepCase: true,
+    longs: Number,
+    enums: Number,
+    defaults: true,
+  }),
 );
 
 const state = new FakeState({
@@ -108,7 +114,8 @@ function shutdown() {
 createInterface({ input: process.stdin })
   .on("line", (line) => {
     const command = JSON.parse(line);
-    if (command.op === "fail") state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1, command.after ?? 0);
+    if (command.op === "fail")
+      state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1, command.after ?? 0);
     process.stdout.write(`${JSON.stringify({ ok: command.id })}\n`);
   })
   .on("close", shutdown);

@@ -18,7 +18,11 @@ const cliBin = path.join(packageDir, "../cli/dist/bin.js");
 const fake = (await FakeModal.start()).use();
 afterAll(() => fake.stop());
 
-async function codecall(args: string[], script: string, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function codecall(
+  args: string[],
+  script: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = promisify(execFile)(process.execPath, [cliBin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000, env });
   child.child.stdin!.end(script);
   return child.then(
@@ -37,14 +41,19 @@ describeIntegration("codecall run --backend modal", existsSync(cliBin) ? undefin
     // Nothing on stderr: the SDK's own console warnings go to debug lines.
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(fake.calls("SandboxCreateV2").at(-1)!.request).toMatchObject({
-      definition: { timeout_secs: 600 },
-      tags: expect.arrayContaining([{ tag_name: "run", tag_value: "cli" }]),
-    });
+    const created = fake.calls("SandboxCreateV2").at(-1)!.request;
+    expect(created).toMatchObject({ definition: { timeout_secs: 600 } });
+    expect(created.tags).toContainEqual({ tag_name: "run", tag_value: "cli" });
     const ended = fake.calls("SandboxTerminateV2").slice(terminations);
     expect(ended.length).toBe(1);
     const id = ended[0]!.request.sandbox_id as string;
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: `${id}\n${id}\n`, toolCallsMade: 1, backend: "modal", transport: "stream" });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "success",
+      output: `${id}\n${id}\n`,
+      toolCallsMade: 1,
+      backend: "modal",
+      transport: "stream",
+    });
   });
 
   it("attaches to a running sandbox with -o sandboxId and leaves it running", async () => {

@@ -46,8 +46,12 @@ describeIntegration("modal backend debug lines", undefined, () => {
       `codecall:backend modal: terminated sandbox ${id}`,
     ]);
     const sdk = lines.filter((line) => line.includes("modal sdk "));
-    expect(sdk).toContainEqual(expect.stringMatching(/^codecall:backend modal sdk warn: Using insecure TLS \(skip certificate verification\) for task command router$/));
-    expect(sdk).toContainEqual(expect.stringMatching(/^codecall:backend modal sdk debug: Sending gRPC request method=\/modal\.client\.ModalClient\/SandboxCreateV2$/));
+    expect(sdk).toContainEqual(
+      expect.stringMatching(/^codecall:backend modal sdk warn: Using insecure TLS \(skip certificate verification\) for task command router$/),
+    );
+    expect(sdk).toContainEqual(
+      expect.stringMatching(/^codecall:backend modal sdk debug: Sending gRPC request method=\/modal\.client\.ModalClient\/SandboxCreateV2$/),
+    );
     const all = lines.join("\n");
     for (const secret of [FAKE_TOKEN_SECRET, "as-host-env-SECRET-wrong", JWT_HEADER]) expect(all).not.toContain(secret);
     for (const spy of console) expect(spy).not.toHaveBeenCalled();

@@ -50,7 +50,9 @@ describe("credentials", () => {
     delete process.env.MODAL_TOKEN_SECRET;
     const before = fake.calls().length;
     const error = await refusal();
-    expect(error.message).toMatch(/^modal: no Modal credentials found\. Give them through MODAL_TOKEN_ID and MODAL_TOKEN_SECRET, the active profile of ~\/\.modal\.toml/);
+    expect(error.message).toMatch(
+      /^modal: no Modal credentials found\. Give them through MODAL_TOKEN_ID and MODAL_TOKEN_SECRET, the active profile of ~\/\.modal\.toml/,
+    );
     expect(error.message).toContain("the tokenId and tokenSecret options");
     expect(fake.calls().length).toBe(before);
   });
@@ -58,7 +60,9 @@ describe("credentials", () => {
   it("reports refused credentials from the environment, without the secret", async () => {
     process.env.MODAL_TOKEN_SECRET = "as-wrong-SECRET-0a1b2c3d4e";
     const error = await refusal();
-    expect(error.message).toMatch(/^modal: Modal refused the credentials \(Token ID or secret is invalid\..*\)\. Check MODAL_TOKEN_ID and MODAL_TOKEN_SECRET/);
+    expect(error.message).toMatch(
+      /^modal: Modal refused the credentials \(Token ID or secret is invalid\..*\)\. Check MODAL_TOKEN_ID and MODAL_TOKEN_SECRET/,
+    );
     expect(error.details).toMatchObject({ reason: "credentials-refused" });
     expect(JSON.stringify({ message: error.message, details: error.details, stack: error.stack })).not.toContain("as-wrong-SECRET");
   });
@@ -80,7 +84,9 @@ describe("credentials", () => {
 describe("images and the API", () => {
   it("reports a registry tag the registry does not have, naming it and Modal's reason", async () => {
     const error = await refusal({ image: "python:0.0-nonexistent" });
-    expect(error.message).toMatch(/^modal: could not build the image python:0\.0-nonexistent: Image build for im-\w+ failed with the exception:\nFailed to pull python:0\.0-nonexistent: manifest unknown/);
+    expect(error.message).toMatch(
+      /^modal: could not build the image python:0\.0-nonexistent: Image build for im-\w+ failed with the exception:\nFailed to pull python:0\.0-nonexistent: manifest unknown/,
+    );
   });
 
   it("reports an image id Modal does not know", async () => {
@@ -157,7 +163,9 @@ describe("a sandbox that ends while a script runs", () => {
       const id = environment.sandboxId!;
       const { result } = await runUntilEnded(environment, createStreamTransport(), async () => {});
       expect(result.status).toBe("error");
-      expect(result.error).toBe(`modal environment failed: The modal environment lost the command: the Modal sandbox ${id} timed out (its lifetime ran out)`);
+      expect(result.error).toBe(
+        `modal environment failed: The modal environment lost the command: the Modal sandbox ${id} timed out (its lifetime ran out)`,
+      );
       expect(result.durationSeconds).toBeLessThan(60);
     } finally {
       await environment.close();
@@ -204,7 +212,9 @@ describe("stdin the router refuses", () => {
     const started = Date.now();
     const error = await environment.execute(`cat; ${marker}`, { stdin: "input the router refuses" }).catch((caught: unknown) => caught);
     expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);
-    expect((error as Error).message).toMatch(/^Could not write the command's input \(.*INVALID_ARGUMENT: injected by the test\); the command was still waiting after 2 s and was ended$/);
+    expect((error as Error).message).toMatch(
+      /^Could not write the command's input \(.*INVALID_ARGUMENT: injected by the test\); the command was still waiting after 2 s and was ended$/,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
     await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 0 });
     const left = await environment.execute(`pgrep -f '[c]at; ${marker}' || echo none`);

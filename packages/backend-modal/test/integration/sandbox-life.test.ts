@@ -69,7 +69,12 @@ describe("creating a sandbox", () => {
         network_access: { network_access_type: 3, allowed_cidrs: ["10.0.0.0/8"] },
         name: "options-box",
       });
-      expect(tags).toEqual(expect.arrayContaining([{ tag_name: "team", tag_value: "agents" }, { tag_name: "codecall", tag_value: "true" }]));
+      expect(tags).toEqual(
+        expect.arrayContaining([
+          { tag_name: "team", tag_value: "agents" },
+          { tag_name: "codecall", tag_value: "true" },
+        ]),
+      );
       expect(secret_sources).toEqual([]);
       expect(JSON.stringify(fake.calls())).not.toContain("kept-off-modal-7c1d");
       const result = await environment.execute('pwd; printf "%s" "$CODECALL_OPTION_VALUE"');
@@ -100,7 +105,9 @@ describe("close", () => {
     const environment = await createEnvironment();
     const id = environment.sandboxId!;
     // Left running in a session of its own (the command waits until it is there, past the group kill at its end).
-    await environment.execute(`setsid sh -c '${marker}' >/dev/null 2>&1 & until pgrep -f '[${marker[0]}]${marker.slice(1)}' >/dev/null; do sleep 0.05; done`);
+    await environment.execute(
+      `setsid sh -c '${marker}' >/dev/null 2>&1 & until pgrep -f '[${marker[0]}]${marker.slice(1)}' >/dev/null; do sleep 0.05; done`,
+    );
     expect(processesWith(marker)).not.toBe("");
     await environment.close();
     expect(await pollFromElsewhere(id)).toBe(137);
@@ -133,7 +140,9 @@ describe("attaching", () => {
     await owner.writeFile("/tmp/codecall-attach-by-id", owner.sandboxId!);
     const terminations = fake.calls("SandboxTerminateV2").length;
     const attached = await createEnvironment({ sandboxId: owner.sandboxId! });
-    expect((await attached.execute("cat /tmp/codecall-attach-by-id; echo; echo $FAKE_MODAL_SANDBOX")).stdout).toBe(`${owner.sandboxId}\n${owner.sandboxId}\n`);
+    expect((await attached.execute("cat /tmp/codecall-attach-by-id; echo; echo $FAKE_MODAL_SANDBOX")).stdout).toBe(
+      `${owner.sandboxId}\n${owner.sandboxId}\n`,
+    );
     await attached.close();
     expect(fake.calls("SandboxTerminateV2").length).toBe(terminations);
     expect(await pollFromElsewhere(owner.sandboxId!)).toBeNull();

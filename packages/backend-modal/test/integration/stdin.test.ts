@@ -20,7 +20,7 @@ describe("stdin", () => {
   afterAll(() => environment?.close());
 
   it("reaches commands chained after the wrapper: a read, a pipe, a second reader", async () => {
-    const result = await environment.execute("read first; cat | tr a-z A-Z; echo \"first=$first\"", { stdin: "one\ntwo\nthree\n" });
+    const result = await environment.execute('read first; cat | tr a-z A-Z; echo "first=$first"', { stdin: "one\ntwo\nthree\n" });
     expect(result).toMatchObject({ exitCode: 0, stdout: "TWO\nTHREE\nfirst=one\n" });
     const split = await environment.execute("head -c 3 > /dev/null; cat", { stdin: "abcdef" });
     expect(split.stdout).toBe("def");
