@@ -99,6 +99,20 @@ describe("creating a sandbox", () => {
   });
 });
 
+describe("commands at once", () => {
+  it("runs 20 concurrent commands in one sandbox, each with its own output, exit code and stdin", async () => {
+    await using environment = await createEnvironment();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        environment.executeOneshot(`sleep 0.2; cat; echo " $$"; exit ${index % 7}`, { stdin: `input-${index}` }),
+      ),
+    );
+    expect(results.map((result) => result.exitCode)).toEqual(Array.from({ length: 20 }, (_, index) => index % 7));
+    expect(results.map((result) => result.stdout.split(" ")[0])).toEqual(Array.from({ length: 20 }, (_, index) => `input-${index}`));
+    expect(new Set(results.map((result) => result.stdout.split(" ")[1])).size).toBe(20);
+  });
+});
+
 describe("close", () => {
   it("terminates the sandbox it created, and everything running in it", async () => {
     const marker = `sleep 302.${Date.now() % 100_000}`;

@@ -1,11 +1,11 @@
 // executeCode in a (fake) Modal sandbox over the stream transport: its relay runs in one
 // long-lived `sandbox.exec` whose stdin stays open, and tool calls cross it — what `auto` picks.
 import { afterAll, expect, it } from "vitest";
-import { executeCode, resolveTransports } from "@codecall/core";
+import { executeCode, resolveEnvironment, resolveTransports } from "@codecall/core";
 import { describeExecution, describeIntegration } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-stream";
-import { createEnvironment } from "../../src/index.js";
+import { createEnvironment, type ModalEnvironment } from "../../src/index.js";
 import { FakeModal } from "../fake-modal.js";
 import { WHERE_SCRIPT_AND_TOOL_RUN } from "../sandbox-of-process.js";
 
@@ -21,9 +21,14 @@ describeExecution({
 });
 
 describeIntegration("transport auto on modal", undefined, () => {
-  it("picks the stream transport; the script and its tools run in the sandbox", async () => {
-    await using environment = await createEnvironment();
-    const transports = await resolveTransports("auto", { importModule: (specifier) => import(specifier) });
+  it('resolves backend "modal" by name and picks the stream transport; the script and its tools run in the sandbox', async () => {
+    const importModule = (specifier: string) => import(specifier);
+    await using environment = (await resolveEnvironment(
+      { backend: "modal", options: { image: "python:3.12-slim" } },
+      { importModule },
+    )) as ModalEnvironment;
+    expect(environment.backendId).toBe("modal");
+    const transports = await resolveTransports("auto", { importModule });
     const result = await executeCode({
       code: WHERE_SCRIPT_AND_TOOL_RUN,
       environment,
