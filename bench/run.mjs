@@ -11,6 +11,7 @@ const benches = [
   { file: "ai-sdk.mjs", pinnable: true },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
+  { file: "modal.mjs", optional: true },
 ];
 const only = process.argv.slice(2);
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;

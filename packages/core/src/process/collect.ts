@@ -3,8 +3,18 @@
  * while it runs, and collect an `execute()` result from a spawned process.
  */
 import type { EnvironmentProcess, ExecResult, ProcessExit } from "../environment.js";
+import { CodecallError, errorMessage } from "../errors.js";
 import { callSafely } from "../safe-callback.js";
 import { createCapture, type ByteCapture, type CapturedOutput } from "../execute/output-capture.js";
+import { delay } from "../timers/delay.js";
+
+/**
+ * How long a process whose input could not be written has to exit by itself. A process that
+ * stopped reading and exited (the usual reason a write fails: EPIPE) did not need the rest; one
+ * still running after this may be waiting for input that will never come (an exec API that lost
+ * or refused a write), so it is ended rather than left to its timeout.
+ */
+export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
 
 /**
  * Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects.
@@ -34,16 +44,22 @@ export async function drainStream(
   }
 }
 
-/** Writes `data` (or nothing) to a process's stdin and closes it. Never rejects. */
+/** Writes `data` (or nothing) to a process's stdin and closes it. Never rejects: a process may exit without reading its input. */
 export async function writeStdin(stdin: WritableStream<Uint8Array>, data?: string | Uint8Array): Promise<void> {
+  await deliverStdin(stdin, data);
+}
+
+/** Writes `data` (or nothing) to stdin and closes it; resolves with the failure, if the write or the close failed. */
+async function deliverStdin(stdin: WritableStream<Uint8Array>, data?: string | Uint8Array): Promise<{ error: unknown } | undefined> {
   const writer = stdin.getWriter();
   try {
     if (data !== undefined && data.length > 0) {
       await writer.write(typeof data === "string" ? new TextEncoder().encode(data) : data);
     }
     await writer.close();
-  } catch {
-    // The process may exit without reading its input; that is its business.
+    return undefined;
+  } catch (error) {
+    return { error };
   } finally {
     writer.releaseLock();
   }
@@ -61,17 +77,54 @@ export interface CollectedProcess {
   stderr: CapturedOutput;
 }
 
-/** Feeds stdin, drains both streams and waits for the exit. */
+/**
+ * Feeds stdin, drains both streams and waits for the exit. When the input cannot be written and
+ * the process does not exit by itself within {@link UNDELIVERED_STDIN_GRACE_MS}, the process is
+ * killed and this rejects (`ENVIRONMENT_FAILED`, naming the write's error): a command never runs
+ * on with part of its input, nor waits for the rest until its timeout.
+ */
 export async function collectProcess(process: EnvironmentProcess, options: CollectOptions = {}): Promise<CollectedProcess> {
   const stdout = createCapture(options.maxOutputBytes);
   const stderr = createCapture(options.maxOutputBytes);
-  const [exit] = await Promise.all([
-    process.wait(),
-    writeStdin(process.stdin, options.stdin),
+  const exit = process.wait();
+  const [ended, undelivered] = await Promise.all([
+    exit.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    deliverStdin(process.stdin, options.stdin).then((failure) => failure && endUndelivered(process, exit, failure.error)),
     drainStream(process.stdout, stdout),
     drainStream(process.stderr, stderr),
   ]);
-  return { exit, stdout: stdout.finish(), stderr: stderr.finish() };
+  if (undelivered) throw undelivered;
+  if ("error" in ended) throw ended.error;
+  return { exit: ended.value, stdout: stdout.finish(), stderr: stderr.finish() };
+}
+
+/**
+ * After a failed stdin write: a process that exits within the grace did not need the rest
+ * (undefined); one that does not is killed, and the error to report is returned.
+ */
+async function endUndelivered(process: EnvironmentProcess, exit: Promise<ProcessExit>, cause: unknown): Promise<CodecallError | undefined> {
+  const graceOver = new AbortController();
+  const exitedByItself = await Promise.race([
+    exit.then(
+      () => true,
+      () => true,
+    ),
+    delay(UNDELIVERED_STDIN_GRACE_MS, { signal: graceOver.signal }).then(
+      () => false,
+      () => true,
+    ),
+  ]);
+  graceOver.abort();
+  if (exitedByItself) return undefined;
+  await process.kill().catch(() => {});
+  return new CodecallError(
+    "ENVIRONMENT_FAILED",
+    `Could not write the command's input (${errorMessage(cause)}); the command was still waiting after ${UNDELIVERED_STDIN_GRACE_MS / 1000} s and was ended`,
+    { cause },
+  );
 }
 
 /** An `ExecResult` from a collected process. */

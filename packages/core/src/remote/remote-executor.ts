@@ -82,9 +82,10 @@ export class RemoteExecutor {
 
   /** Runs a command to completion (see `Environment.execute`). */
   async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    // A command without timeout or signal is never killed from here: it needs no pidfile, which
-    // saves a round trip on the first call (RPC pollers make many of these).
-    const killable = options.timeoutMs !== undefined || options.signal !== undefined;
+    // A command without timeout, signal or input is never killed from here: it needs no pidfile,
+    // which saves a round trip on the first call (RPC pollers make many of these). One fed input
+    // is ended when that input cannot be written (see collectProcess).
+    const killable = options.timeoutMs !== undefined || options.signal !== undefined || options.stdin !== undefined;
     const process = await this.#launch(command, options, killable);
     const collected = await collectProcess(process, {
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
@@ -129,7 +130,13 @@ export class RemoteExecutor {
       return this.#kill(pidFile, channel, graceMs, backstopAt);
     };
     const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
-    await process.ready;
+    await process.ready.catch((error: unknown) => {
+      // The wrapper waits for its header before it starts anything: release the channel, say why.
+      channel.close();
+      throw new CodecallError("ENVIRONMENT_FAILED", `${this.#backendId}: could not send the command to the environment: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    });
     process.wait().then(
       (exit) => log(() => `${name()}: ${describeExit(exit, started)}`),
       (error: unknown) => log(() => `${name()}: ${errorMessage(error)}`),

@@ -1,0 +1,83 @@
+// Modal backend against the fake Modal server of packages/backend-modal/test (the real `modal` SDK
+// over gRPC on 127.0.0.1, commands as local processes): sandbox create + close, a no-op execute,
+// 20 concurrent oneshots, and over the stream and file transports the tool-call round trip as the
+// script sees it, ten concurrent 0.3 s tool calls and a whole executeCode. These are fake-server
+// numbers: they measure codecall's and the SDK's overhead, not Modal's network or scheduling.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+
+const skip = (reason) => {
+  console.error(`SKIP: ${reason}`);
+  process.exit(1);
+};
+
+const server = fileURLToPath(new URL("../packages/backend-modal/test/fake-modal/server.mjs", import.meta.url));
+const state = mkdtempSync(path.join(tmpdir(), "codecall-bench-modal-"));
+const credentials = { MODAL_TOKEN_ID: "ak-bench", MODAL_TOKEN_SECRET: "as-bench-secret" };
+const fake = spawn(process.execPath, [server], {
+  env: {
+    PATH: process.env.PATH,
+    FAKE_MODAL_STATE: state,
+    FAKE_MODAL_TOKEN_ID: credentials.MODAL_TOKEN_ID,
+    FAKE_MODAL_TOKEN_SECRET: credentials.MODAL_TOKEN_SECRET,
+    FAKE_MODAL_IMAGES: "python:3.13-slim",
+  },
+  stdio: ["pipe", "pipe", "inherit"],
+});
+const notStarted = () => skip("the fake Modal server did not start");
+fake.once("exit", notStarted);
+const port = await new Promise((resolve) => createInterface({ input: fake.stdout }).once("line", (line) => resolve(JSON.parse(line).port)));
+fake.off("exit", notStarted);
+// The SDK reads its config file when imported: never the user's ~/.modal.toml here.
+Object.assign(process.env, credentials, { MODAL_SERVER_URL: `http://127.0.0.1:${port}`, MODAL_CONFIG_PATH: path.join(state, "none.toml") });
+
+const [modal, file, stream] = await Promise.all(
+  ["@codecall/backend-modal", "@codecall/transport-file", "@codecall/transport-stream"].map((name) =>
+    import(name).catch(() => skip(`${name} is not installed for bench/`)),
+  ),
+);
+
+try {
+  const creates = [];
+  const closes = [];
+  for (let index = 0; index < 10; index += 1) {
+    let started = performance.now();
+    const environment = await modal.createEnvironment();
+    creates.push(performance.now() - started);
+    started = performance.now();
+    await environment.close();
+    closes.push(performance.now() - started);
+  }
+  report("modal (fake): sandbox create (app, image, SandboxCreateV2)", creates, "ms");
+  report("modal (fake): close (terminate)", closes, "ms");
+
+  const environment = await modal.createEnvironment();
+  await environment.execute("true");
+  report('modal (fake): no-op execute("true")', await timeRepeated(50, () => environment.execute("true")), "ms");
+  report(
+    'modal (fake): 20 concurrent executeOneshot("true"), wall time',
+    await timeRepeated(10, () => Promise.all(Array.from({ length: 20 }, () => environment.executeOneshot("true")))),
+    "ms",
+  );
+
+  // The file transport polls with an exec per step: fewer calls, or it would take minutes.
+  for (const [name, transport, calls] of [
+    ["stream", stream.createTransport(), 200],
+    ["file", file.createTransport(), 20],
+  ]) {
+    const roundTrips = await noopRoundTrips({ environment, transport, calls, warmup: Math.ceil(calls / 10) });
+    report(`modal+${name} (fake): no-op tool call round trip (sequential)`, roundTrips, "µs");
+    report(`modal+${name} (fake): 10 concurrent terminal('sleep 0.3'), wall`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");
+    report(`modal+${name} (fake): executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport }), "ms");
+  }
+  await environment.close();
+} finally {
+  fake.stdin.end();
+  await new Promise((resolve) => fake.once("exit", resolve));
+  rmSync(state, { recursive: true, force: true });
+}
