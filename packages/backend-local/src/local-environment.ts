@@ -56,6 +56,8 @@ export class LocalEnvironment implements Environment {
   async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const process = await this.spawn(command, options);
     const collected = await collectProcess(process, {
+      // A local pipe's write fails only when the process closed its stdin: its choice.
+      undeliveredStdin: "ignore",
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     });

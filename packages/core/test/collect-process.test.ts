@@ -62,4 +62,12 @@ describe("collectProcess with input that cannot be written", () => {
     expect(collected.exit.exitCode).toBe(5);
     expect(process.killed()).toBe(false);
   });
+
+  it("leaves a process that closed its own stdin running when told writes fail only that way (a local pipe)", async () => {
+    const process = start("exec 0<&-; sleep 3; echo finished");
+    const collected = await collectProcess(process, { stdin: new Uint8Array(4 * 1024 * 1024), undeliveredStdin: "ignore" });
+    expect(collected.exit.exitCode).toBe(0);
+    expect(collected.stdout.text).toBe("finished\n");
+    expect(process.killed()).toBe(false);
+  });
 });

@@ -69,6 +69,14 @@ export interface CollectOptions {
   stdin?: string | Uint8Array;
   /** Per stream (head and tail kept); default unlimited. */
   maxOutputBytes?: number;
+  /**
+   * What a failed stdin write means. `"end"` (the default, right for exec APIs, where a refused
+   * or lost write cannot be told from a closed pipe): the process is given
+   * {@link UNDELIVERED_STDIN_GRACE_MS} to exit, then killed with an error. `"ignore"`: the write
+   * can only have failed because the process closed its stdin (a local pipe's EPIPE) — its choice,
+   * so it runs on.
+   */
+  undeliveredStdin?: "end" | "ignore";
 }
 
 export interface CollectedProcess {
@@ -80,7 +88,7 @@ export interface CollectedProcess {
 /**
  * Feeds stdin, drains both streams and waits for the exit. When the input cannot be written and
  * the process does not exit by itself within {@link UNDELIVERED_STDIN_GRACE_MS}, the process is
- * killed and this rejects (`ENVIRONMENT_FAILED`, naming the write's error): a command never runs
+ * killed (unless `undeliveredStdin` is `"ignore"`) and this rejects (`ENVIRONMENT_FAILED`, naming the write's error): a command never runs
  * on with part of its input, nor waits for the rest until its timeout.
  */
 export async function collectProcess(process: EnvironmentProcess, options: CollectOptions = {}): Promise<CollectedProcess> {
@@ -92,7 +100,9 @@ export async function collectProcess(process: EnvironmentProcess, options: Colle
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     ),
-    deliverStdin(process.stdin, options.stdin).then((failure) => failure && endUndelivered(process, exit, failure.error)),
+    deliverStdin(process.stdin, options.stdin).then((failure) =>
+      failure && options.undeliveredStdin !== "ignore" ? endUndelivered(process, exit, failure.error) : undefined,
+    ),
     drainStream(process.stdout, stdout),
     drainStream(process.stderr, stderr),
   ]);

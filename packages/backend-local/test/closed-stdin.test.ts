@@ -1,0 +1,13 @@
+// A local command may close its stdin before the host has written all of its input (EPIPE): that
+// is its choice, so it runs on and keeps its result (exec backends, which cannot tell a closed pipe
+// from a lost write, end such a command instead; see collectProcess).
+import { describe, expect, it } from "vitest";
+import { createEnvironment } from "../src/index.js";
+
+describe("local execute with input the command does not read", () => {
+  it("lets a command that closed its stdin finish", async () => {
+    await using environment = createEnvironment();
+    const result = await environment.execute("exec 0<&-; sleep 3; echo finished", { stdin: new Uint8Array(4 * 1024 * 1024) });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "finished\n", timedOut: false });
+  });
+});
