@@ -24,11 +24,36 @@ export { ENVIRONMENT_SPECIFICATION_VERSION, TRANSPORT_SPECIFICATION_VERSION } fr
 export { CodecallError, errorMessage, type CodecallErrorCode, type CodecallErrorOptions } from "./errors.js";
 
 export { defineTool, type ToolContext, type ToolDefinition } from "./tool.js";
+export {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type ApprovalDecision,
+  type ApprovalDecisionType,
+  type ApprovalHandler,
+  type ApprovalRequest,
+  type NeedsApproval,
+  type NeedsApprovalContext,
+} from "./approval.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
 export { checkToolSet } from "./tool-set.js";
 
 export { executeCode } from "./execute/execute-code.js";
 export type { ExecuteCodeOptions } from "./execute/execute-options.js";
+export { startExecution, type Execution } from "./execute/start-execution.js";
+export type {
+  ApprovalDecidedBy,
+  ApprovalDecidedEvent,
+  ApprovalRequestedEvent,
+  OutputDroppedEvent,
+  RunEvent,
+  RunFinishedEvent,
+  RunOutputEvent,
+  RunStartedEvent,
+  ToolCallEndEvent,
+  ToolCallOutcome,
+  ToolCallStartEvent,
+  ToolRunEvent,
+} from "./events.js";
+export type { TelemetryOptions, TelemetrySpan, TelemetryTracer } from "./telemetry/open-telemetry.js";
 export { DEFAULT_LIMITS, MAX_DURATION_MS, type ExecutionLimits } from "./execute/limits.js";
 export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
 export type { ToolCallEvent } from "./rpc/dispatcher.js";
