@@ -20,9 +20,7 @@ export interface NeedsApprovalContext {
  * function of the call's (schema-validated) arguments decides. A function that throws or rejects
  * counts as `true`: an approval that cannot be ruled out is asked for.
  */
-export type NeedsApproval<Args = Record<string, unknown>> =
-  | boolean
-  | ((args: Args, context: NeedsApprovalContext) => boolean | Promise<boolean>);
+export type NeedsApproval<Args = Record<string, unknown>> = boolean | ((args: Args, context: NeedsApprovalContext) => boolean | Promise<boolean>);
 
 /** One call waiting for a decision: what `onApproval` is asked about. */
 export interface ApprovalRequest {
@@ -52,10 +50,7 @@ export type ApprovalDecisionType = "approve" | "approve-for-run" | "deny";
  * alone are the decisions without a reason.
  */
 export type ApprovalDecision =
-  | boolean
-  | ApprovalDecisionType
-  | { readonly type: "approve" | "approve-for-run" }
-  | { readonly type: "deny"; readonly reason?: string };
+  boolean | ApprovalDecisionType | { readonly type: "approve" | "approve-for-run" } | { readonly type: "deny"; readonly reason?: string };
 
 /**
  * Decides calls that need approval. It may take its time (a person answering): the call waits in

@@ -61,7 +61,7 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
   };
   return {
     name: options.name ?? "execute_code",
-    description: describeCodeTool(tools, limits, moduleName),
+    description: describeCodeTool(tools, limits, moduleName, { canApprove: options.onApproval !== undefined }),
     parameters,
     async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
@@ -70,8 +70,22 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
   };
 }
 
+/** What the description says beyond the tools and limits. */
+export interface DescribeCodeToolOptions {
+  /**
+   * Whether calls that need approval can be approved in these runs (an `onApproval` is given).
+   * Default false: the description then says such calls are always denied, as they are.
+   */
+  canApprove?: boolean;
+}
+
 /** The description the model reads. */
-export function describeCodeTool(tools: readonly ToolDefinition[], limits: ExecutionLimits, moduleName = DEFAULT_MODULE_NAME): string {
+export function describeCodeTool(
+  tools: readonly ToolDefinition[],
+  limits: ExecutionLimits,
+  moduleName = DEFAULT_MODULE_NAME,
+  options: DescribeCodeToolOptions = {},
+): string {
   const lines = [
     "Run a Python 3 script that can call tools as Python functions. Only what the script prints comes back to you,",
     "so use it to chain many tool calls, loop, filter and aggregate without passing intermediate results through the conversation.",
@@ -91,6 +105,7 @@ export function describeCodeTool(tools: readonly ToolDefinition[], limits: Execu
       `A failed call raises ${moduleName}.ToolError. Calls are thread-safe and run concurrently (threads, or the \`_async\` variant of`,
       "each function with asyncio.gather), so fan out independent calls.",
     );
+    lines.push(...describeApprovals(tools, options.canApprove === true));
   }
   lines.push(
     "",
@@ -99,6 +114,23 @@ export function describeCodeTool(tools: readonly ToolDefinition[], limits: Execu
       (tools.some((tool) => tool.name === "terminal") ? " terminal() is foreground-only (no background processes)." : ""),
   );
   return lines.join("\n");
+}
+
+/** Which tools need approval, and what that means for a call, as lines of the description. */
+function describeApprovals(tools: readonly ToolDefinition[], canApprove: boolean): string[] {
+  const always = tools.filter((tool) => tool.needsApproval === true).map((tool) => tool.name);
+  const sometimes = tools.filter((tool) => typeof tool.needsApproval === "function").map((tool) => tool.name);
+  if (always.length === 0 && sometimes.length === 0) return [];
+  const which = [
+    ...(always.length > 0 ? [`calls to ${always.join(", ")}`] : []),
+    ...(sometimes.length > 0 ? [`some calls to ${sometimes.join(", ")} (depending on their arguments)`] : []),
+  ].join(" and ");
+  return canApprove
+    ? [
+        "",
+        `Approval: ${which} need approval. Such a call waits until it is decided and raises ToolError when denied; the message says why. Catch it and go on; do not retry a denied call.`,
+      ]
+    : ["", `Approval: ${which} need approval, which nobody can give in this run: they raise ToolError (denied). Do not make them.`];
 }
 
 function formatDuration(ms: number): string {

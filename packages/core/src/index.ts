@@ -64,7 +64,14 @@ export { describeValue, type DescribeOptions } from "./text/describe-value.js";
 export { setDebugNamespaces, setDebugSink, type DebugSink } from "./debug/debug-log.js";
 export type { DebugNamespace } from "./debug/debug-namespaces.js";
 
-export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolOptions } from "./code-tool.js";
+export {
+  createCodeTool,
+  describeCodeTool,
+  type CodeTool,
+  type CodeToolArgs,
+  type CodeToolOptions,
+  type DescribeCodeToolOptions,
+} from "./code-tool.js";
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,

@@ -54,7 +54,12 @@ export async function runExecution(run: PreparedRun, options: ExecuteCodeOptions
   }
 }
 
-async function runSteps(run: PreparedRun, options: ExecuteCodeOptions, observer: RunObserver, tracing: RunTracing | undefined): Promise<ExecuteCodeResult> {
+async function runSteps(
+  run: PreparedRun,
+  options: ExecuteCodeOptions,
+  observer: RunObserver,
+  tracing: RunTracing | undefined,
+): Promise<ExecuteCodeResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
   const { environment, limits } = run;
@@ -73,13 +78,17 @@ async function runSteps(run: PreparedRun, options: ExecuteCodeOptions, observer:
     tracing?.maskSecrets(knownSecrets);
     // The script's time limit, paused while a tool call waits for approval.
     const timeLimit = new PausableTimer();
-    dispatcher = createRunDispatcher(run, { env: scrubbed.env, ...(options.cwd ? { cwd: options.cwd } : {}) }, {
-      onEvent: observer.emit,
-      ...(options.onApproval ? { onApproval: options.onApproval } : {}),
-      approvalTimeoutMs: run.approvalTimeoutMs,
-      holdTimeLimit: () => timeLimit.hold(),
-      ...(tracing ? { runTool: (call, execute) => tracing.runTool(call, execute) } : {}),
-    });
+    dispatcher = createRunDispatcher(
+      run,
+      { env: scrubbed.env, ...(options.cwd ? { cwd: options.cwd } : {}) },
+      {
+        onEvent: observer.emit,
+        ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+        approvalTimeoutMs: run.approvalTimeoutMs,
+        holdTimeLimit: () => timeLimit.hold(),
+        ...(tracing ? { runTool: (call, execute) => tracing.runTool(call, execute) } : {}),
+      },
+    );
     opening = openTransport(run.candidates, environment, {
       runId: run.runId,
       runDir,

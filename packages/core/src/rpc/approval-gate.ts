@@ -5,13 +5,7 @@
  * (and settles the calls of such a tool that were still waiting), bounds every wait, and fails
  * closed: no handler, a handler that throws or answers nonsense, or no answer in time all deny.
  */
-import {
-  DEFAULT_APPROVAL_TIMEOUT_MS,
-  type ApprovalDecision,
-  type ApprovalDecisionType,
-  type ApprovalHandler,
-  type NeedsApproval,
-} from "../approval.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, type ApprovalDecisionType, type ApprovalHandler, type NeedsApproval } from "../approval.js";
 import { debugLogger } from "../debug/debug-log.js";
 import { errorMessage } from "../errors.js";
 import type { ApprovalDecidedBy, ApprovalDecidedEvent, ApprovalRequestedEvent } from "../events.js";
@@ -87,7 +81,12 @@ export class ApprovalGate {
     try {
       const context = { runId: this.#options.runId, callId: call.callId, signal: call.signal };
       // Only `false` waives approval: a rule that returns nothing asks (fail closed).
-      return (await raceAbort(Promise.resolve().then(() => rule(call.args, context)), call.signal)) !== false;
+      return (
+        (await raceAbort(
+          Promise.resolve().then(() => rule(call.args, context)),
+          call.signal,
+        )) !== false
+      );
     } catch (error) {
       if (call.signal.aborted) throw call.signal.reason;
       log(() => `call ${call.callId} ${call.tool.name}: its needsApproval rule failed (${errorMessage(error)}); approval is required`);
@@ -152,7 +151,10 @@ export class ApprovalGate {
       }
       const decision = readDecision(outcome.answer);
       if (decision === undefined) return decide("deny", "handler-error", "the approval handler gave no valid answer");
-      if (decision.type === "approve-for-run") this.#approveForRun(call.tool.name);
+      if (decision.type === "approve-for-run") {
+        waiting.delete(onRunApproval);
+        this.#approveForRun(call.tool.name);
+      }
       return decide(decision.type, "handler", decision.type === "deny" ? decision.reason : undefined);
     } finally {
       waiting.delete(onRunApproval);
@@ -174,8 +176,8 @@ export class ApprovalGate {
   }
 }
 
-/** The decision an answer stands for; `undefined` for anything that is not one. */
-function readDecision(answer: ApprovalDecision | unknown): { type: ApprovalDecisionType; reason: string } | undefined {
+/** The decision an answer (an `ApprovalDecision`, or anything a handler returned) stands for; `undefined` for anything that is not one. */
+function readDecision(answer: unknown): { type: ApprovalDecisionType; reason: string } | undefined {
   if (answer === true) return { type: "approve", reason: "" };
   if (answer === false) return { type: "deny", reason: DEFAULT_DENIAL };
   const type = typeof answer === "string" ? answer : typeof answer === "object" && answer !== null ? (answer as { type?: unknown }).type : undefined;
@@ -191,6 +193,7 @@ function clipReason(reason: string): string {
 }
 
 function formatSeconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

@@ -55,10 +55,13 @@ export class PausableTimer {
     if (this.#finished || this.#callback === undefined) return;
     this.#runningSince = performance.now();
     const callback = this.#callback;
-    this.#timer = setLongTimeout(() => {
-      this.#finished = true;
-      callback();
-    }, Math.max(0, this.#remainingMs));
+    this.#timer = setLongTimeout(
+      () => {
+        this.#finished = true;
+        callback();
+      },
+      Math.max(0, this.#remainingMs),
+    );
   }
 
   #pause(): void {
