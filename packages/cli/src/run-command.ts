@@ -9,26 +9,25 @@ import path from "node:path";
 import {
   checkToolSet,
   CodecallError,
-  describeValue,
   errorMessage,
   executeCode,
   loadBackend,
   readHostEnv,
-  redactSecrets,
   resolveTransports,
   scrubEnv,
   type CodecallErrorCode,
   type Environment,
   type ExecuteCodeResult,
   type ModuleImporter,
-  type ToolCallEvent,
   type ToolDefinition,
 } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { runHelp } from "./backend-help.js";
 import { backendOptionsFor } from "./backend-options.js";
+import { approvalModeFor, requireApproval, type ApprovalMode } from "./approval-mode.js";
 import { createModuleImporter, loadToolModule } from "./module-loading.js";
+import { createEventPrinter } from "./run-events.js";
 import type { RunConfig, RunHelpRequest } from "./run-config.js";
 
 /** Where the command reads and writes; injectable for tests. */
@@ -52,8 +51,9 @@ const CLOSE_TIMEOUT_MS = 30_000;
 export async function runCommand(config: RunConfig, io: CliIO): Promise<number> {
   const code = await readScript(config.script, io);
   const importModule = createModuleImporter(io.cwd);
-  const tools: ToolDefinition[] = config.builtinTools ? [...builtinTools] : [];
-  for (const specifier of config.toolModules) tools.push(...(await loadToolModule(specifier, io.cwd, importModule)));
+  const loaded: ToolDefinition[] = config.builtinTools ? [...builtinTools] : [];
+  for (const specifier of config.toolModules) loaded.push(...(await loadToolModule(specifier, io.cwd, importModule)));
+  const tools = requireApproval(loaded, config.requireApproval);
   // Refused here, before a backend starts: a name Python cannot import or a schema that cannot be
   // enforced is a mistake in the tools module, not something a run can report.
   try {
@@ -73,6 +73,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     io.stderr.write(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
     controller.abort(signal === "SIGINT" ? "interrupted by Ctrl-C" : `interrupted by ${signal}`);
   });
+  let approvals: ApprovalMode | undefined;
   try {
     // "stream,file": candidates in order of preference, as executeCode takes them.
     const transports = config.transport
@@ -80,7 +81,21 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       .map((name) => name.trim())
       .filter(Boolean);
     const transport = await resolveTransports(transports, { importModule }).catch(explain);
-    const hostSecrets = config.verbose ? hostSecretValues(config.envPassthrough) : [];
+    const hostSecrets = hostSecretValues(config.envPassthrough);
+    approvals = approvalModeFor({
+      approveAll: config.approveAll,
+      scriptFromStdin: config.script === "-",
+      stdin: io.stdin,
+      prompt: io.stderr,
+      knownSecrets: hostSecrets,
+    });
+    const onEvent = createEventPrinter({
+      ...io,
+      json: config.json,
+      verbose: config.verbose,
+      knownSecrets: hostSecrets,
+      deniedBecause: approvals.deniedBecause,
+    });
     const result = await executeCode({
       code,
       environment,
@@ -95,12 +110,14 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       ...(config.cwd ? { cwd: config.cwd } : {}),
       ...(config.interpreter ? { interpreter: config.interpreter } : {}),
       signal: controller.signal,
-      ...(config.json ? {} : { onStdout: (chunk: Uint8Array) => io.stdout.write(chunk), onStderr: (chunk: Uint8Array) => io.stderr.write(chunk) }),
-      ...(config.verbose ? { onToolCall: (event: ToolCallEvent) => io.stderr.write(describeToolCall(event, hostSecrets)) } : {}),
+      onEvent,
+      ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
+      ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),
     }).catch(explain);
     report(result, config, io);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
+    approvals?.close();
     await closeEnvironment(environment, io);
     removeInterrupt();
   }
@@ -166,22 +183,7 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
   );
 }
 
-/**
- * One bounded progress line per event, whatever the arguments or the error hold. Secrets are masked
- * as in the script's output: the arguments come from the script, which may have read one.
- */
-function describeToolCall(event: ToolCallEvent, knownSecrets: readonly string[]): string {
-  let line: string;
-  if (event.phase === "start") line = `codecall: → ${event.name} ${describeValue(event.arguments, { maxLength: 120 })}`;
-  else {
-    const error = event.error ?? "";
-    const outcome = event.ok ? "ok" : `failed: ${error.length > 200 ? `${error.slice(0, 200)}…` : error}`;
-    line = `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)`;
-  }
-  return `${redactSecrets(line, { knownSecrets })}\n`;
-}
-
-/** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines. */
+/** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines and questions. */
 function hostSecretValues(passthrough: readonly string[]): string[] {
   return scrubEnv(readHostEnv(), { passthrough }).secretValues;
 }

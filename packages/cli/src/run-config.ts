@@ -28,6 +28,12 @@ export interface RunConfig {
   interpreter?: string;
   json: boolean;
   verbose: boolean;
+  /** Tools whose every call needs approval (`--require-approval`). */
+  requireApproval: string[];
+  /** Approve every call that needs approval without asking (`--approve-all`). */
+  approveAll: boolean;
+  /** Longest wait for one approval (`--approval-timeout`). */
+  approvalTimeoutSeconds?: number;
 }
 
 const OPTIONS = {
@@ -46,6 +52,9 @@ const OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   verbose: { type: "boolean", short: "v" },
+  "require-approval": { type: "string", multiple: true },
+  "approve-all": { type: "boolean" },
+  "approval-timeout": { type: "string" },
 } as const;
 
 /** `codecall run --help`: the usage, and the options of the backend named (local by default). */
@@ -80,7 +89,7 @@ export async function parseRunArgs(args: string[], cwd: string): Promise<RunConf
     backendOptions: { ...(file.backendOptions as Record<string, unknown> | undefined) },
     backendOptionPairs,
     transport: pick(values.transport, "transport") ?? "auto",
-    timeoutSeconds: timeoutSeconds(pick(values.timeout, "timeout")),
+    timeoutSeconds: timeoutSeconds(pick(values.timeout, "timeout"), "--timeout"),
     maxToolCalls: nonNegativeInteger(pick(values["max-tool-calls"], "maxToolCalls"), "--max-tool-calls"),
     toolModules: [...((file.tools as string[] | undefined) ?? []), ...(values.tools ?? [])],
     allowTools: allowTools === undefined ? undefined : toList(allowTools),
@@ -90,6 +99,9 @@ export async function parseRunArgs(args: string[], cwd: string): Promise<RunConf
     interpreter: pick(values.interpreter, "interpreter"),
     json: values.json ?? false,
     verbose: values.verbose ?? false,
+    requireApproval: [...toList(file.requireApproval ?? []), ...(values["require-approval"] ?? []).flatMap(toList)],
+    approveAll: values["approve-all"] ?? file.approveAll === true,
+    approvalTimeoutSeconds: timeoutSeconds(pick(values["approval-timeout"], "approvalTimeout"), "--approval-timeout"),
   };
 }
 
@@ -111,13 +123,13 @@ async function readConfigFile(file: string): Promise<Record<string, unknown>> {
 
 const MAX_TIMEOUT_SECONDS = MAX_DURATION_MS / 1000;
 
-/** Seconds from 0.001 up to core's longest limit (365 days); anything else is a usage error. */
-function timeoutSeconds(value: unknown): number | undefined {
+/** Seconds from 0.001 up to core's longest limit (365 days); anything else is a usage error naming `flag`. */
+function timeoutSeconds(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const number = numberIn(value);
   if (number === undefined || !(number >= 0.001 && number <= MAX_TIMEOUT_SECONDS)) {
     throw new UsageError(
-      `--timeout wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`,
+      `${flag} wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`,
       USAGE_EXIT_CODE,
     );
   }
