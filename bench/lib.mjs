@@ -28,13 +28,15 @@ export const noopTool = defineTool({
 
 /**
  * Round trips of `calls` sequential no-op tool calls, timed in Python with perf_counter_ns,
- * in microseconds.
+ * in microseconds. `tool` replaces the no-op tool (same name); `options` go to executeCode (an
+ * `onEvent`, an `onApproval`).
  */
-export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200 }) {
+export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, options = {} }) {
   const result = await executeCode({
+    ...options,
     environment,
     transport,
-    tools: [noopTool],
+    tools: [tool],
     limits: { maxToolCalls: calls + warmup, maxStdoutBytes: 4_000_000, timeoutMs: 600_000 },
     code: `
 import json, time

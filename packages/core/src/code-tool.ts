@@ -2,7 +2,9 @@
  * `createCodeTool()`: a ready `execute_code` tool for an agent platform. Its description tells the
  * model which functions it can import (with signatures and return shapes) and the limits.
  */
+import type { ApprovalHandler } from "./approval.js";
 import type { Environment } from "./environment.js";
+import type { RunEvent } from "./events.js";
 import { executeCode } from "./execute/execute-code.js";
 import type { ExecuteCodeOptions } from "./execute/execute-options.js";
 import { resolveLimits, type ExecutionLimits } from "./execute/limits.js";
@@ -10,6 +12,7 @@ import { selectTools } from "./execute/prepare-run.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
+import { callSafely } from "./safe-callback.js";
 import type { JSONSchema } from "./schema/json-schema.js";
 import { assertRunPlugins } from "./specification.js";
 import type { ToolDefinition } from "./tool.js";
@@ -20,10 +23,28 @@ export interface CodeToolOptions extends Omit<ExecuteCodeOptions, "code" | "sign
   environment: Environment | (() => Environment | Promise<Environment>);
   /** Name the platform registers the tool under (default `execute_code`). */
   name?: string;
+  /**
+   * Whether the description says that calls needing approval can be approved. Default: whether
+   * `onApproval` is given; set it when approvals come per call instead (see {@link CodeToolCallContext}).
+   */
+  canApprove?: boolean;
 }
 
 export interface CodeToolArgs {
   code: string;
+}
+
+/**
+ * What one call of the `execute_code` tool may add: its abort signal, and — for a platform that
+ * serves several conversations with one tool (an MCP server asking each request's client) — this
+ * call's approver and event listener.
+ */
+export interface CodeToolCallContext {
+  readonly signal?: AbortSignal;
+  /** Decides this call's approvals instead of the tool's `onApproval`. */
+  readonly onApproval?: ApprovalHandler;
+  /** Gets this call's events, after the tool's own `onEvent`. */
+  readonly onEvent?: (event: RunEvent) => void;
 }
 
 /**
@@ -33,7 +54,7 @@ export interface CodeToolArgs {
  */
 export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
   /** Runs the script; never throws for script failures (they are results). */
-  execute(args: CodeToolArgs, context?: { readonly signal?: AbortSignal }): Promise<ExecuteCodeResult>;
+  execute(args: CodeToolArgs, context?: CodeToolCallContext): Promise<ExecuteCodeResult>;
 }
 
 /**
@@ -61,11 +82,22 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
   };
   return {
     name: options.name ?? "execute_code",
-    description: describeCodeTool(tools, limits, moduleName, { canApprove: options.onApproval !== undefined }),
+    description: describeCodeTool(tools, limits, moduleName, { canApprove: options.canApprove ?? options.onApproval !== undefined }),
     parameters,
     async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
-      return executeCode({ ...options, environment, tools, allowedTools: undefined, code: args.code, signal: context.signal });
+      const onApproval = context.onApproval ?? options.onApproval;
+      const listeners = [options.onEvent, context.onEvent].filter((listener) => listener !== undefined);
+      return executeCode({
+        ...options,
+        environment,
+        tools,
+        allowedTools: undefined,
+        code: args.code,
+        signal: context.signal,
+        ...(onApproval ? { onApproval } : {}),
+        ...(listeners.length > 0 ? { onEvent: (event: RunEvent) => listeners.forEach((listener) => callSafely(listener, event)) } : {}),
+      });
     },
   };
 }

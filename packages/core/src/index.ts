@@ -69,6 +69,7 @@ export {
   describeCodeTool,
   type CodeTool,
   type CodeToolArgs,
+  type CodeToolCallContext,
   type CodeToolOptions,
   type DescribeCodeToolOptions,
 } from "./code-tool.js";

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision, ApprovalRequest } from "../src/approval.js";
+import { createCodeTool } from "../src/code-tool.js";
 import type { RunEvent } from "../src/events.js";
 import { RpcErrorCode } from "../src/protocol/messages.js";
 import type { ToolDefinition } from "../src/tool.js";
@@ -379,5 +380,36 @@ describe("approvals", () => {
     for (const approvalTimeoutMs of [0, -1, 1.5, Number.NaN, "100" as unknown as number, 400 * 24 * 3600 * 1000]) {
       await expect(execute(memory, { approvalTimeoutMs })).rejects.toMatchObject({ code: "INVALID_OPTIONS" });
     }
+  });
+
+  it("takes a call's own approver and event listener through the execute_code tool", async () => {
+    const { tool, ran } = writeTool();
+    const memory = pair(writeEach(["per-call"]));
+    const toolEvents: string[] = [];
+    const callEvents: string[] = [];
+    const codeTool = createCodeTool({
+      environment: memory.environment,
+      transport: memory.transport,
+      tools: [tool],
+      env: { host: {} },
+      canApprove: true,
+      onApproval: () => ({ type: "deny", reason: "the tool-level approver says no" }),
+      onEvent: (event) => toolEvents.push(event.type),
+    });
+    expect(codeTool.description).toContain("Approval: calls to write need approval. Such a call waits");
+    const result = await codeTool.execute(
+      { code: "x" },
+      {
+        onApproval: ({ args }) => (args.path === "per-call" ? "approve" : "deny"),
+        onEvent: (event) => {
+          callEvents.push(event.type);
+          throw new Error("a listener that throws breaks nothing");
+        },
+      },
+    );
+    expect(result.output).toBe("per-call: wrote per-call\n");
+    expect(ran).toEqual(["per-call"]);
+    expect(callEvents).toEqual(toolEvents);
+    expect(callEvents).toContain("approval-decided");
   });
 });
