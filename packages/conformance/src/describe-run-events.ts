@@ -143,11 +143,14 @@ print("TAIL-MARK")
           },
           [meetTool(1)],
         ).finally(() => clearInterval(sampler));
-        // Holding the output for the consumer would take over 100 MB.
-        expect(peak - before).toBeLessThan(50 * 1024 * 1024);
+        // Holding the output for the consumer would take over 100 MB. (The bound is generous: the
+        // output's way through the host leaves garbage that a busy machine collects late.)
+        expect(peak - before).toBeLessThan(80 * 1024 * 1024);
         expect(result.status).toBe("success");
         expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "TAIL-MARK\n".length);
-        // Every byte is either delivered or counted as dropped; no tool event is dropped.
+        // Every byte is either delivered or counted as dropped; no tool event is dropped. What was
+        // delivered is what the buffer held while the consumer stalled: its bound (1 MiB) and at
+        // most one chunk beyond it.
         expect(delivered + dropped).toBe(result.stdoutBytesTotal);
         expect(delivered).toBeLessThanOrEqual(2 * 1024 * 1024);
         expect(toolEvents).toBe(8);
