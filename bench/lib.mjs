@@ -28,10 +28,12 @@ export const noopTool = defineTool({
 
 /**
  * Round trips of `calls` sequential no-op tool calls, timed in Python with perf_counter_ns,
- * in microseconds. `tool` and `call` (the Python call expression) time another tool instead.
+ * in microseconds. `tool` and `call` (the Python call expression) time another tool instead;
+ * `options` go to executeCode (an `onEvent`, an `onApproval`).
  */
-export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, call = `${tool.name}()` }) {
+export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, call = `${tool.name}()`, options = {} }) {
   const result = await executeCode({
+    ...options,
     environment,
     transport,
     tools: [tool],

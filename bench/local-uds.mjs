@@ -1,4 +1,4 @@
-// Local backend + UDS transport: the no-op round trip, ten concurrent 0.3 s tool calls, the
+// Local backend + UDS transport: the no-op round trip (plain, watched, approved), ten concurrent 0.3 s tool calls, the
 // overhead of executeCode over bare python3, and a raw Python⇄Node socket ping-pong baseline.
 import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
@@ -9,12 +9,21 @@ import path from "node:path";
 import { executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "@codecall/transport-uds";
-import { concurrentSleepWall, noopRoundTrips, report, timeRepeated } from "./lib.mjs";
+import { concurrentSleepWall, noopRoundTrips, noopTool, report, timeRepeated } from "./lib.mjs";
 
 const environment = createEnvironment();
 const transport = createTransport();
 
 report("local+uds: no-op tool call round trip (sequential)", await noopRoundTrips({ environment, transport }), "µs");
+
+// What watching and approving cost per call: an onEvent listener, and a tool whose every call is
+// asked (and approved at once) — the approval step, its events and the time-limit hold.
+report("local+uds: the same, with an onEvent listener", await noopRoundTrips({ environment, transport, options: { onEvent: () => {} } }), "µs");
+report(
+  "local+uds: the same, every call approved by onApproval",
+  await noopRoundTrips({ environment, transport, tool: { ...noopTool, needsApproval: true }, options: { onApproval: () => "approve" } }),
+  "µs",
+);
 
 report("local+uds: 10 concurrent terminal('sleep 0.3') calls, wall time", await concurrentSleepWall({ environment, transport }), "ms");
 

@@ -27,6 +27,9 @@ const CONFIG_KEYS: Readonly<Record<string, "string" | "object" | "boolean" | "st
   envPassthrough: "string list",
   interpreter: "string",
   mcpServers: "object",
+  requireApproval: "any",
+  approveAll: "boolean",
+  approvalTimeout: "any",
 };
 
 /** A config file's content, and where it came from. */

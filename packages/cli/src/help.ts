@@ -32,7 +32,13 @@ Options:
   --config FILE             JSON file with any of these options and mcpServers (flags win);
                             default: codecall.config.json in the working directory, if there is one
   --json                    print the result as JSON instead of streaming the output
-  -v, --verbose             report tool calls and skipped transports on stderr
+  --require-approval A,B    each call of these tools needs approval (repeatable): you are asked
+                            on the terminal, [y]es / [n]o / [a]lways for this run
+  --approve-all             approve every call that needs approval without asking (without it,
+                            such calls are denied when stdin is not a terminal)
+  --approval-timeout SECS   longest wait for one answer (default 300); then the call is denied;
+                            the script's time limit is paused while it waits
+  -v, --verbose             report tool calls, approvals and skipped transports on stderr
   -h, --help                this text, and the options of the backend (--backend NAME --help)
 
 Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP,

@@ -8,24 +8,23 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   CodecallError,
-  describeValue,
   errorMessage,
   executeCode,
   loadBackend,
   readHostEnv,
-  redactSecrets,
   resolveTransports,
   scrubEnv,
   type CodecallErrorCode,
   type Environment,
   type ExecuteCodeResult,
   type ModuleImporter,
-  type ToolCallEvent,
 } from "@codecall/core";
 import { EXIT_CODES, SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { runHelp } from "./backend-help.js";
 import { backendOptionsFor } from "./backend-options.js";
+import { approvalModeFor, type ApprovalMode } from "./approval-mode.js";
 import { createModuleImporter } from "./module-loading.js";
+import { createEventPrinter } from "./run-events.js";
 import type { RunConfig, RunHelpRequest, ToolsConfig } from "./run-config.js";
 import { loadTools } from "./tool-loading.js";
 
@@ -65,6 +64,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
     io.stderr.write(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
     controller.abort(signal === "SIGINT" ? "interrupted by Ctrl-C" : `interrupted by ${signal}`);
   });
+  let approvals: ApprovalMode | undefined;
   try {
     // "stream,file": candidates in order of preference, as executeCode takes them.
     const transports = config.transport
@@ -72,7 +72,21 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       .map((name) => name.trim())
       .filter(Boolean);
     const transport = await resolveTransports(transports, { importModule }).catch(explain);
-    const hostSecrets = config.verbose ? hostSecretValues(config.envPassthrough) : [];
+    const hostSecrets = hostSecretValues(config.envPassthrough);
+    approvals = approvalModeFor({
+      approveAll: config.approveAll,
+      scriptFromStdin: config.script === "-",
+      stdin: io.stdin,
+      prompt: io.stderr,
+      knownSecrets: hostSecrets,
+    });
+    const onEvent = createEventPrinter({
+      ...io,
+      json: config.json,
+      verbose: config.verbose,
+      knownSecrets: hostSecrets,
+      deniedBecause: approvals.deniedBecause,
+    });
     const result = await executeCode({
       code,
       // Tracebacks name the script as the user wrote it, not the run dir's copy.
@@ -89,12 +103,14 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       ...(config.cwd ? { cwd: config.cwd } : {}),
       ...(config.interpreter ? { interpreter: config.interpreter } : {}),
       signal: controller.signal,
-      ...(config.json ? {} : { onStdout: (chunk: Uint8Array) => io.stdout.write(chunk), onStderr: (chunk: Uint8Array) => io.stderr.write(chunk) }),
-      ...(config.verbose ? { onToolCall: (event: ToolCallEvent) => io.stderr.write(describeToolCall(event, hostSecrets)) } : {}),
+      onEvent,
+      ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
+      ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),
     }).catch(explain);
     report(result, config, io);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
+    approvals?.close();
     await closeEnvironment(environment, io);
     await closeTools();
     removeInterrupt();
@@ -161,22 +177,7 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
   );
 }
 
-/**
- * One bounded progress line per event, whatever the arguments or the error hold. Secrets are masked
- * as in the script's output: the arguments come from the script, which may have read one.
- */
-function describeToolCall(event: ToolCallEvent, knownSecrets: readonly string[]): string {
-  let line: string;
-  if (event.phase === "start") line = `codecall: → ${event.name} ${describeValue(event.arguments, { maxLength: 120 })}`;
-  else {
-    const error = event.error ?? "";
-    const outcome = event.ok ? "ok" : `failed: ${error.length > 200 ? `${error.slice(0, 200)}…` : error}`;
-    line = `codecall: ← ${event.name} ${outcome} (${(event.durationMs / 1000).toFixed(2)}s)`;
-  }
-  return `${redactSecrets(line, { knownSecrets })}\n`;
-}
-
-/** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines. */
+/** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines and questions. */
 function hostSecretValues(passthrough: readonly string[]): string[] {
   return scrubEnv(readHostEnv(), { passthrough }).secretValues;
 }

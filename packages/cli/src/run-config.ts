@@ -31,6 +31,12 @@ export interface ToolsConfig {
   interpreter?: string;
   json: boolean;
   verbose: boolean;
+  /** Tools whose every call needs approval (`--require-approval`). */
+  requireApproval: string[];
+  /** Approve every call that needs approval without asking (`--approve-all`). */
+  approveAll: boolean;
+  /** Longest wait for one approval (`--approval-timeout`). */
+  approvalTimeoutSeconds?: number;
 }
 
 export interface RunConfig extends ToolsConfig {
@@ -56,6 +62,9 @@ const OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   verbose: { type: "boolean", short: "v" },
+  "require-approval": { type: "string", multiple: true },
+  "approve-all": { type: "boolean" },
+  "approval-timeout": { type: "string" },
 } as const;
 
 /** A flag a command adds to the shared ones (as `node:util`'s `parseArgs` declares it). */
@@ -120,7 +129,7 @@ export async function parseToolsArgs(
     backendOptions: { ...(fromFile.backendOptions as Record<string, unknown> | undefined) },
     backendOptionPairs,
     transport: pick(flag<string>("transport"), "transport") ?? "auto",
-    timeoutSeconds: timeoutSeconds(pick(flag<string>("timeout"), "timeout")),
+    timeoutSeconds: timeoutSeconds(pick(flag<string>("timeout"), "timeout"), "--timeout"),
     maxToolCalls: nonNegativeInteger(pick(flag<string>("max-tool-calls"), "maxToolCalls"), "--max-tool-calls"),
     toolModules: [...((fromFile.tools as string[] | undefined) ?? []), ...(flag<string[]>("tools") ?? [])],
     allowTools: allowTools === undefined ? undefined : toList(allowTools),
@@ -134,6 +143,9 @@ export async function parseToolsArgs(
     interpreter: pick(flag<string>("interpreter"), "interpreter"),
     json: flag<boolean>("json") ?? false,
     verbose: flag<boolean>("verbose") ?? false,
+    requireApproval: [...toList(fromFile.requireApproval ?? []), ...(flag<string[]>("require-approval") ?? []).flatMap(toList)],
+    approveAll: flag<boolean>("approve-all") ?? fromFile.approveAll === true,
+    approvalTimeoutSeconds: timeoutSeconds(pick(flag<string>("approval-timeout"), "approvalTimeout"), "--approval-timeout"),
   };
   return { config, values, positionals: parsed.positionals };
 }
@@ -148,13 +160,13 @@ function flagProblem(error: Error, known: readonly string[]): string {
 
 const MAX_TIMEOUT_SECONDS = MAX_DURATION_MS / 1000;
 
-/** Seconds from 0.001 up to core's longest limit (365 days); anything else is a usage error. */
-function timeoutSeconds(value: unknown): number | undefined {
+/** Seconds from 0.001 up to core's longest limit (365 days); anything else is a usage error naming `flag`. */
+function timeoutSeconds(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const number = numberIn(value);
   if (number === undefined || !(number >= 0.001 && number <= MAX_TIMEOUT_SECONDS)) {
     throw new UsageError(
-      `--timeout wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`,
+      `${flag} wants a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (365 days), got ${describe(value)}`,
       USAGE_EXIT_CODE,
     );
   }

@@ -7,6 +7,7 @@
 import { checkToolSet, CodecallError, errorMessage, type ModuleImporter, type ToolDefinition } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 import type { connectMcpServer } from "@codecall/mcp";
+import { requireApproval } from "./approval-mode.js";
 import { UsageError } from "./exit-codes.js";
 import type { McpServerEntry } from "./mcp-server-config.js";
 import { loadToolModule } from "./module-loading.js";
@@ -40,15 +41,17 @@ export async function loadTools(
   };
   try {
     if (config.mcpServers.length > 0) tools.push(...(await loadMcpTools(config.mcpServers, tools, clients, io)));
+    // `--require-approval` may name any of them, an MCP server's tools included.
+    const offered = requireApproval(tools, config.requireApproval);
     // Refused here, before a backend starts: a name Python cannot import or a schema that cannot be
     // enforced is a mistake in the tools module, not something a run can report.
-    checkToolSet(tools);
+    checkToolSet(offered);
+    return { tools: offered, close };
   } catch (error) {
     await close();
     if (CodecallError.isInstance(error)) throw new UsageError(error.message);
     throw error;
   }
-  return { tools, close };
 }
 
 /** Connects to each server in turn and maps its tools, clear of the names taken so far. */

@@ -88,7 +88,7 @@ describe("the config file", () => {
     const result = await runCli(["run", "-"], { cwd: project, stdin: "print(1)" });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `codecall: ${path.join(project, "codecall.config.json")}: unknown key "timout". Did you mean "timeout"? Known keys: $schema, backend, backendOptions, transport, timeout, maxToolCalls, tools, allowTools, builtinTools, cwd, envPassthrough, interpreter, mcpServers\n`,
+      `codecall: ${path.join(project, "codecall.config.json")}: unknown key "timout". Did you mean "timeout"? Known keys: $schema, backend, backendOptions, transport, timeout, maxToolCalls, tools, allowTools, builtinTools, cwd, envPassthrough, interpreter, mcpServers, requireApproval, approveAll, approvalTimeout\n`,
     );
   });
 

@@ -2,17 +2,18 @@
  * `createCodeTool()`: a ready `execute_code` tool for an agent platform. Its description tells the
  * model which functions it can import (with signatures and return shapes) and the limits.
  */
+import type { ApprovalHandler } from "./approval.js";
 import type { Environment } from "./environment.js";
+import type { RunEvent } from "./events.js";
 import { executeCode } from "./execute/execute-code.js";
 import type { ExecuteCodeOptions } from "./execute/execute-options.js";
 import { resolveLimits, type ExecutionLimits } from "./execute/limits.js";
 import { selectTools } from "./execute/prepare-run.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
-import type { ToolCallEvent } from "./rpc/dispatcher.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
-import type { JSONSchema } from "./schema/json-schema.js";
 import { callSafely } from "./safe-callback.js";
+import type { JSONSchema } from "./schema/json-schema.js";
 import { assertRunPlugins } from "./specification.js";
 import type { ToolDefinition } from "./tool.js";
 import type { Transport } from "./transport.js";
@@ -22,6 +23,11 @@ export interface CodeToolOptions extends Omit<ExecuteCodeOptions, "code" | "sign
   environment: Environment | (() => Environment | Promise<Environment>);
   /** Name the platform registers the tool under (default `execute_code`). */
   name?: string;
+  /**
+   * Whether the description says that calls needing approval can be approved. Default: whether
+   * `onApproval` is given; set it when approvals come per call instead (see {@link CodeToolCallContext}).
+   */
+  canApprove?: boolean;
 }
 
 export interface CodeToolArgs {
@@ -29,15 +35,16 @@ export interface CodeToolArgs {
 }
 
 /**
- * What one call of the tool may bring besides the code: the signal that interrupts it, and
- * observers of this run alone (an MCP request's progress, a UI's live view). The observers are
- * called besides those given to `createCodeTool`, with the same (redacted) chunks and events.
+ * What one call of the `execute_code` tool may add: its abort signal, and — for a platform that
+ * serves several conversations with one tool (an MCP server asking each request's client) — this
+ * call's approver and event listener.
  */
 export interface CodeToolCallContext {
   readonly signal?: AbortSignal;
-  readonly onStdout?: (chunk: Uint8Array) => void;
-  readonly onStderr?: (chunk: Uint8Array) => void;
-  readonly onToolCall?: (event: ToolCallEvent) => void;
+  /** Decides this call's approvals instead of the tool's `onApproval`. */
+  readonly onApproval?: ApprovalHandler;
+  /** Gets this call's events, after the tool's own `onEvent`. */
+  readonly onEvent?: (event: RunEvent) => void;
 }
 
 /**
@@ -75,10 +82,12 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
   };
   return {
     name: options.name ?? "execute_code",
-    description: describeCodeTool(tools, limits, moduleName),
+    description: describeCodeTool(tools, limits, moduleName, { canApprove: options.canApprove ?? options.onApproval !== undefined }),
     parameters,
     async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
+      const onApproval = context.onApproval ?? options.onApproval;
+      const listeners = [options.onEvent, context.onEvent].filter((listener) => listener !== undefined);
       return executeCode({
         ...options,
         environment,
@@ -86,25 +95,29 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
         allowedTools: undefined,
         code: args.code,
         signal: context.signal,
-        onStdout: both(options.onStdout, context.onStdout),
-        onStderr: both(options.onStderr, context.onStderr),
-        onToolCall: both(options.onToolCall, context.onToolCall),
+        ...(onApproval ? { onApproval } : {}),
+        ...(listeners.length > 0 ? { onEvent: (event: RunEvent) => listeners.forEach((listener) => callSafely(listener, event)) } : {}),
       });
     },
   };
 }
 
-/** One observer that calls the tool's and the call's own (either may be absent); one's throw does not keep the other from its turn. */
-function both<T>(first: ((value: T) => void) | undefined, second: ((value: T) => void) | undefined): ((value: T) => void) | undefined {
-  if (!first || !second) return first ?? second;
-  return (value) => {
-    callSafely(first, value);
-    callSafely(second, value);
-  };
+/** What the description says beyond the tools and limits. */
+export interface DescribeCodeToolOptions {
+  /**
+   * Whether calls that need approval can be approved in these runs (an `onApproval` is given).
+   * Default false: the description then says such calls are always denied, as they are.
+   */
+  canApprove?: boolean;
 }
 
 /** The description the model reads. */
-export function describeCodeTool(tools: readonly ToolDefinition[], limits: ExecutionLimits, moduleName = DEFAULT_MODULE_NAME): string {
+export function describeCodeTool(
+  tools: readonly ToolDefinition[],
+  limits: ExecutionLimits,
+  moduleName = DEFAULT_MODULE_NAME,
+  options: DescribeCodeToolOptions = {},
+): string {
   const lines = [
     "Run a Python 3 script that can call tools as Python functions. Only what the script prints comes back to you,",
     "so use it to chain many tool calls, loop, filter and aggregate without passing intermediate results through the conversation.",
@@ -124,6 +137,7 @@ export function describeCodeTool(tools: readonly ToolDefinition[], limits: Execu
       `A failed call raises ${moduleName}.ToolError. Calls are thread-safe and run concurrently (threads, or the \`_async\` variant of`,
       "each function with asyncio.gather), so fan out independent calls.",
     );
+    lines.push(...describeApprovals(tools, options.canApprove === true));
   }
   lines.push(
     "",
@@ -132,6 +146,23 @@ export function describeCodeTool(tools: readonly ToolDefinition[], limits: Execu
       (tools.some((tool) => tool.name === "terminal") ? " terminal() is foreground-only (no background processes)." : ""),
   );
   return lines.join("\n");
+}
+
+/** Which tools need approval, and what that means for a call, as lines of the description. */
+function describeApprovals(tools: readonly ToolDefinition[], canApprove: boolean): string[] {
+  const always = tools.filter((tool) => tool.needsApproval === true).map((tool) => tool.name);
+  const sometimes = tools.filter((tool) => typeof tool.needsApproval === "function").map((tool) => tool.name);
+  if (always.length === 0 && sometimes.length === 0) return [];
+  const which = [
+    ...(always.length > 0 ? [`calls to ${always.join(", ")}`] : []),
+    ...(sometimes.length > 0 ? [`some calls to ${sometimes.join(", ")} (depending on their arguments)`] : []),
+  ].join(" and ");
+  return canApprove
+    ? [
+        "",
+        `Approval: ${which} need approval. Such a call waits until it is decided and raises ToolError when denied; the message says why. Catch it and go on; do not retry a denied call.`,
+      ]
+    : ["", `Approval: ${which} need approval, which nobody can give in this run: they raise ToolError (denied). Do not make them.`];
 }
 
 function formatDuration(ms: number): string {

@@ -25,6 +25,15 @@ export { CodecallError, errorMessage, type CodecallErrorCode, type CodecallError
 
 export type { ToolContext, ToolDefinition } from "./tool.js";
 export { defineTool, type ToolArguments, type ToolInput, type ToolParameters, type ToolSpec } from "./define-tool.js";
+export {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  type ApprovalDecision,
+  type ApprovalDecisionType,
+  type ApprovalHandler,
+  type ApprovalRequest,
+  type NeedsApproval,
+  type NeedsApprovalContext,
+} from "./approval.js";
 export type { JSONSchema, JSONSchemaTypeName } from "./schema/json-schema.js";
 export type { JSONSchemaType } from "./schema/json-schema-type.js";
 export type { StandardJSONSchemaV1, StandardSchemaV1 } from "./schema/standard-schema.js";
@@ -34,6 +43,22 @@ export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, ty
 
 export { executeCode } from "./execute/execute-code.js";
 export type { ExecuteCodeOptions } from "./execute/execute-options.js";
+export { startExecution, type Execution } from "./execute/start-execution.js";
+export type {
+  ApprovalDecidedBy,
+  ApprovalDecidedEvent,
+  ApprovalRequestedEvent,
+  OutputDroppedEvent,
+  RunEvent,
+  RunFinishedEvent,
+  RunOutputEvent,
+  RunStartedEvent,
+  ToolCallEndEvent,
+  ToolCallOutcome,
+  ToolCallStartEvent,
+  ToolRunEvent,
+} from "./events.js";
+export type { TelemetryOptions, TelemetrySpan, TelemetryTracer } from "./telemetry/open-telemetry.js";
 export { DEFAULT_LIMITS, MAX_DURATION_MS, type ExecutionLimits } from "./execute/limits.js";
 export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
 export type { ToolCallEvent } from "./rpc/dispatcher.js";
@@ -44,7 +69,15 @@ export { describeValue, type DescribeOptions } from "./text/describe-value.js";
 export { setDebugNamespaces, setDebugSink, type DebugSink } from "./debug/debug-log.js";
 export type { DebugNamespace } from "./debug/debug-namespaces.js";
 
-export { createCodeTool, describeCodeTool, type CodeTool, type CodeToolArgs, type CodeToolCallContext, type CodeToolOptions } from "./code-tool.js";
+export {
+  createCodeTool,
+  describeCodeTool,
+  type CodeTool,
+  type CodeToolArgs,
+  type CodeToolCallContext,
+  type CodeToolOptions,
+  type DescribeCodeToolOptions,
+} from "./code-tool.js";
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,

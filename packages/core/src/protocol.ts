@@ -32,6 +32,7 @@ export {
   type RpcDispatcherOptions,
   type ToolCallEvent,
 } from "./rpc/dispatcher.js";
+export type { ToolRunEvent } from "./events.js";
 export { newRunToken } from "./ids.js";
 
 export { PYTHON_SOCKET_CLIENT } from "./guest/socket-client.js";

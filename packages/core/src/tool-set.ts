@@ -3,7 +3,8 @@
  * is started: every name must be usable as a function of the Python stub module, no two tools may
  * share one, and every parameters schema must be one the validator can enforce in full. A tool
  * that fails here would otherwise fail only once a run had opened its transport, or at the
- * script's first call.
+ * script's first call. A `needsApproval` that is neither a boolean nor a function is refused too:
+ * a truthy string would otherwise be read as "no approval needed" by nothing at all.
  */
 import { CodecallError, errorMessage } from "./errors.js";
 import { assertToolName } from "./guest/python-names.js";
@@ -26,6 +27,12 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
         `Tool ${tool.name}: its parameters are a ${tool.parameters["~standard"].vendor} schema, not a JSON Schema: define the tool with defineTool() from @codecall/core, which converts it`,
         { details: { tool: tool.name } },
       );
+    }
+    const rule: unknown = tool.needsApproval;
+    if (rule !== undefined && typeof rule !== "boolean" && typeof rule !== "function") {
+      throw new CodecallError("INVALID_TOOL", `Tool ${tool.name}: needsApproval must be a boolean or a function, got ${typeof rule}`, {
+        details: { tool: tool.name },
+      });
     }
     try {
       compileSchema(tool.parameters);

@@ -1,3 +1,4 @@
+import type { NeedsApproval } from "./approval.js";
 import type { Environment } from "./environment.js";
 import type { JSONSchema } from "./schema/json-schema.js";
 
@@ -27,6 +28,12 @@ export interface ToolDefinition<Args = any, Result = unknown> {
   readonly parameters: JSONSchema;
   /** JSON Schema of the result, documented in the stub's docstring for the model. */
   readonly returns?: JSONSchema;
+  /**
+   * Whether a call must be approved before it runs (default: never). `true` for every call, or a
+   * function of the call's arguments. The run's `onApproval` decides; a run without one denies
+   * such calls, and the tool description says which tools need approval.
+   */
+  readonly needsApproval?: NeedsApproval<Args>;
   /** Runs the tool. The result must be JSON-serialisable; a throw becomes a `ToolError` in the guest. */
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
 }

@@ -84,3 +84,29 @@ describe("createCodeTool", () => {
     expect(codeTool.description).toContain("max 3 tool calls per script.");
   });
 });
+
+describe("tools that need approval, in the description the model reads", () => {
+  const write = { ...tool("write_file", "Writes a file.", { path: { type: "string" } }, ["path"]), needsApproval: true };
+  const shell = { ...tool("shell", "Runs a command.", { command: { type: "string" } }, ["command"]), needsApproval: () => true };
+
+  it("names them and says a denial raises ToolError, when calls can be approved", () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [readFile, write, shell], onApproval: () => true });
+    expect(codeTool.description).toContain(
+      "Approval: calls to write_file and some calls to shell (depending on their arguments) need approval. Such a call waits until it is decided " +
+        "and raises ToolError when denied; the message says why. Catch it and go on; do not retry a denied call.",
+    );
+  });
+
+  it("says such calls are always denied when nobody can approve them (fail closed)", () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [write] });
+    expect(codeTool.description).toContain(
+      "Approval: calls to write_file need approval, which nobody can give in this run: they raise ToolError (denied).",
+    );
+    expect(describeCodeTool([write], resolveLimits())).toBe(codeTool.description);
+  });
+
+  it("says nothing about approval when no tool needs it", () => {
+    const text = describeCodeTool([readFile, { ...terminal, needsApproval: false }], resolveLimits(), "codecall", { canApprove: true });
+    expect(text).not.toContain("pproval");
+  });
+});

@@ -205,6 +205,22 @@ describe("generatePythonModule, run by python3", () => {
     expect(out.doc_search).toContain('Searches files with a regex like \\d+ """');
   });
 
+  it("says in the docstring when a tool needs approval, and that a denial raises ToolError", () => {
+    const module = generatePythonModule({
+      tools: [
+        tool({ name: "always", description: "Always asks.", parameters: { type: "object" }, needsApproval: true }),
+        tool({ name: "sometimes", description: "Asks for some.", parameters: { type: "object" }, needsApproval: () => false }),
+        tool({ name: "never", description: "Never asks.", parameters: { type: "object" }, needsApproval: false }),
+      ],
+    });
+    const docOf = (name: string) => module.slice(module.indexOf(`def ${name}(`), module.indexOf(`async def ${name}_async(`));
+    expect(docOf("always")).toContain(
+      "Needs approval: each call waits for the host's decision.\n\n    Raises:\n        ToolError: when the call fails, or is denied approval.",
+    );
+    expect(docOf("sometimes")).toContain("May need approval, depending on its arguments");
+    expect(docOf("never")).not.toContain("pproval");
+  });
+
   it("exports the helpers and both variants of every tool", () => {
     expect(out.all).toEqual([
       "ToolError",

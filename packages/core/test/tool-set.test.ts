@@ -72,6 +72,16 @@ describe("tool names a script cannot import", () => {
     expect(used).toEqual([]);
   });
 
+  it.each([
+    ["a string", "yes"],
+    ["a number", 1],
+    ["an object", {}],
+  ])("refuses needsApproval given as %s", (_, needsApproval) => {
+    expect(() => checkToolSet([{ ...tool("write"), needsApproval } as unknown as ToolDefinition])).toThrow(
+      /Tool write: needsApproval must be a boolean or a function/,
+    );
+  });
+
   it("accepts identifiers, soft keywords included", () => {
     expect(() => checkToolSet(["get_issue", "match", "case", "fetch2", "Search"].map((name) => tool(name)))).not.toThrow();
   });

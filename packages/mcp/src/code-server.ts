@@ -5,7 +5,7 @@
  * client that cancels the request (`notifications/cancelled`, or a closed connection) interrupts
  * the script, whose whole process tree is ended.
  */
-import type { CodeTool, ExecuteCodeResult, ToolCallEvent } from "@codecall/core";
+import type { CodeTool, ExecuteCodeResult, RunEvent } from "@codecall/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -64,9 +64,9 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
           signal: extra.signal,
           ...(progress
             ? {
-                onStdout: (chunk: Uint8Array) => progress.output(chunk),
-                onToolCall: (event: ToolCallEvent) => {
-                  if (event.phase === "start") progress.note(`[calling ${event.name}]`);
+                onEvent: (event: RunEvent) => {
+                  if (event.type === "stdout") progress.output(event.chunk);
+                  else if (event.type === "tool-call-start") progress.note(`[calling ${event.tool}]`);
                 },
               }
             : {}),

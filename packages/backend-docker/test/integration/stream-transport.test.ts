@@ -2,7 +2,15 @@
 // calls cross one hijacked exec connection instead of polling — the transport "auto" picks here.
 import { expect, it } from "vitest";
 import { defineTool, executeCode, resolveTransports } from "@codecall/core";
-import { describeBackpressure, describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import {
+  describeApprovals,
+  describeBackpressure,
+  describeExecution,
+  describeIntegration,
+  describeRunEvents,
+  describeTransport,
+  SOCKET_MALFORMED_INPUT,
+} from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
@@ -28,6 +36,23 @@ describeExecution({
   name: "docker + stream",
   createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env }),
   builtinTools,
+  transport: () => createTransport(),
+  expectTransportId: "stream",
+  unavailableReason: dockerUnavailable,
+  testTimeoutMs: 120_000,
+});
+
+describeApprovals({
+  name: "docker + stream",
+  createEnvironment: () => createEnvironment({ image: TEST_IMAGE }),
+  transport: () => createTransport(),
+  unavailableReason: dockerUnavailable,
+  testTimeoutMs: 120_000,
+});
+
+describeRunEvents({
+  name: "docker + stream",
+  createEnvironment: () => createEnvironment({ image: TEST_IMAGE }),
   transport: () => createTransport(),
   expectTransportId: "stream",
   unavailableReason: dockerUnavailable,

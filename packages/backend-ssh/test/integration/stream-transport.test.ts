@@ -2,7 +2,14 @@
 // calls cross that channel instead of polling — the transport "auto" picks here.
 import { expect, it } from "vitest";
 import { executeCode, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import {
+  describeApprovals,
+  describeExecution,
+  describeIntegration,
+  describeRunEvents,
+  describeTransport,
+  SOCKET_MALFORMED_INPUT,
+} from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
@@ -21,6 +28,23 @@ describeExecution({
   name: "ssh + stream",
   createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env }),
   builtinTools,
+  transport: () => createTransport(),
+  expectTransportId: "stream",
+  unavailableReason: sshd.unavailableReason,
+  testTimeoutMs: 120_000,
+});
+
+describeApprovals({
+  name: "ssh + stream",
+  createEnvironment: () => createEnvironment(connectionOptions()),
+  transport: () => createTransport(),
+  unavailableReason: sshd.unavailableReason,
+  testTimeoutMs: 120_000,
+});
+
+describeRunEvents({
+  name: "ssh + stream",
+  createEnvironment: () => createEnvironment(connectionOptions()),
   transport: () => createTransport(),
   expectTransportId: "stream",
   unavailableReason: sshd.unavailableReason,

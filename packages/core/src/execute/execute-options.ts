@@ -1,6 +1,9 @@
 /** What `executeCode()` takes: the script, where it runs, how it reaches the host, and its bounds. */
+import type { ApprovalHandler } from "../approval.js";
 import type { Environment } from "../environment.js";
+import type { RunEvent } from "../events.js";
 import type { ToolCallEvent } from "../rpc/dispatcher.js";
+import type { TelemetryOptions } from "../telemetry/open-telemetry.js";
 import type { ToolDefinition } from "../tool.js";
 import type { Transport } from "../transport.js";
 import type { EnvPolicy } from "./env-policy.js";
@@ -37,12 +40,35 @@ export interface ExecuteCodeOptions {
   /** Mask secrets in the output (default true). */
   redactSecrets?: boolean;
   /**
-   * Live stdout of the script, as it arrives (uncapped). Secrets are masked as in the result, also
-   * across chunks, so a secret may arrive a little later than the text before it; with
-   * `redactSecrets: false` the chunks are the script's bytes as they are.
+   * Decides the calls of tools that declare `needsApproval`, while the script waits (see
+   * {@link ApprovalHandler}). Without it such calls are denied: they raise `ToolError` in the script.
+   */
+  onApproval?: ApprovalHandler;
+  /**
+   * Longest wait for one approval, in ms (default 300 000); then the call is denied ("no answer").
+   * While any call waits, the script's time limit is paused.
+   */
+  approvalTimeoutMs?: number;
+  /**
+   * Every event of the run, in order, as it happens: `started`, output chunks, tool calls,
+   * approvals, `finished` (see {@link RunEvent}). Called synchronously and never dropped; it cannot
+   * break the run (a throw, or an async callback's rejection, is ignored).
+   */
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * OpenTelemetry spans (a `codecall.run` span and an `execute_tool <name>` span per call), when
+   * `@opentelemetry/api` is installed: on by default with the application's tracer provider;
+   * `false` turns them off.
+   */
+  telemetry?: TelemetryOptions | false;
+  /**
+   * Live stdout of the script: the `stdout` events' chunks (see `onEvent`). Secrets are masked as
+   * in the result, also across chunks, so a secret may arrive a little later than the text before
+   * it; with `redactSecrets: false` the chunks are the script's bytes as they are.
    */
   onStdout?: (chunk: Uint8Array) => void;
+  /** Live stderr of the script: the `stderr` events' chunks. */
   onStderr?: (chunk: Uint8Array) => void;
-  /** Progress: every dispatched tool call, at start and end. */
+  /** The start and end of every dispatched tool call (the `tool-call-start`/`-end` events in their older shape). */
   onToolCall?: (event: ToolCallEvent) => void;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../approval.js";
 import { CodecallError } from "../errors.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "../protocol/json-measure.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/messages.js";
@@ -47,20 +48,29 @@ export function resolveLimits(overrides: Partial<ExecutionLimits> = {}): Executi
   for (const [name, value] of Object.entries(overrides) as [keyof ExecutionLimits, unknown][]) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_LIMITS, name)) throw new CodecallError("INVALID_OPTIONS", `Unknown limit: ${name}`);
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be a non-negative integer, got ${describe(value)}`, {
-        details: { limit: name },
-      });
-    }
-    if (DURATIONS.has(name) && value > MAX_DURATION_MS) {
-      throw new CodecallError("INVALID_OPTIONS", `Limit ${name} must be at most ${MAX_DURATION_MS} ms (365 days), got ${value}`, {
-        details: { limit: name },
-      });
-    }
-    limits[name] = value;
+    limits[name] = checkAmount(`Limit ${name}`, value, DURATIONS.has(name), { limit: name });
   }
   if (limits.timeoutMs === 0) throw new CodecallError("INVALID_OPTIONS", "Limit timeoutMs must be positive", { details: { limit: "timeoutMs" } });
   return limits;
+}
+
+/** `approvalTimeoutMs` checked as a duration limit is (a positive integer of at most 365 days), or its default. */
+export function resolveApprovalTimeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_APPROVAL_TIMEOUT_MS;
+  const checked = checkAmount("approvalTimeoutMs", value, true, { option: "approvalTimeoutMs" });
+  if (checked === 0) throw new CodecallError("INVALID_OPTIONS", "approvalTimeoutMs must be positive", { details: { option: "approvalTimeoutMs" } });
+  return checked;
+}
+
+/** A non-negative safe integer (at most {@link MAX_DURATION_MS} for a duration), or `INVALID_OPTIONS` naming `what`. */
+function checkAmount(what: string, value: unknown, duration: boolean, details: Record<string, string>): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new CodecallError("INVALID_OPTIONS", `${what} must be a non-negative integer, got ${describe(value)}`, { details });
+  }
+  if (duration && value > MAX_DURATION_MS) {
+    throw new CodecallError("INVALID_OPTIONS", `${what} must be at most ${MAX_DURATION_MS} ms (365 days), got ${value}`, { details });
+  }
+  return value;
 }
 
 /** A value for an error message: strings quoted, so `"5"` is not mistaken for the number 5. */

@@ -10,7 +10,7 @@ import type { ToolDefinition } from "../tool.js";
 import { checkToolSet } from "../tool-set.js";
 import type { Transport } from "../transport.js";
 import type { ExecuteCodeOptions } from "./execute-options.js";
-import { resolveLimits, type ExecutionLimits } from "./limits.js";
+import { resolveApprovalTimeout, resolveLimits, type ExecutionLimits } from "./limits.js";
 import { supportingTransports } from "./open-transport.js";
 
 /** A run's settled inputs: what every later step reads instead of the raw options. */
@@ -22,6 +22,8 @@ export interface PreparedRun {
   /** The allow-listed tools: the only ones the dispatcher serves and the stub module offers. */
   readonly tools: readonly ToolDefinition[];
   readonly limits: ExecutionLimits;
+  /** Longest wait for one approval (ms). */
+  readonly approvalTimeoutMs: number;
   readonly moduleName: string;
   readonly interpreter: string;
   readonly runId: string;
@@ -47,6 +49,7 @@ export function prepareRun(options: ExecuteCodeOptions): PreparedRun {
     candidates: [preferred!, ...fallbacks],
     tools,
     limits,
+    approvalTimeoutMs: resolveApprovalTimeout(options.approvalTimeoutMs),
     moduleName,
     interpreter: options.interpreter ?? "python3",
     runId: newRunId(),

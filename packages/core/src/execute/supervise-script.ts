@@ -2,13 +2,18 @@
  * Runs the script process to its end: bounded capture of stdout/stderr with live callbacks (secrets
  * masked), the wall-time limit and the abort signal, both of which end the whole process tree
  * (SIGTERM, then SIGKILL after the grace period).
+ *
+ * The time limit is a {@link PausableTimer} the run shares with its dispatcher: it stops while a
+ * tool call waits for approval. The backstop inside the environment (armed with the spawn, for a
+ * host that never gets to kill) cannot be paused, so it is pushed out by the longest total pause
+ * the run allows (`maxPauseMs`: the tool-call budget times the approval timeout).
  */
 import type { Environment, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { delay } from "../timers/delay.js";
-import { setLongTimeout } from "../timers/long-timeout.js";
+import { PausableTimer } from "../timers/pausable-timer.js";
 import { drainStream, writeStdin } from "../process/collect.js";
-import type { ExecutionLimits } from "./limits.js";
+import { MAX_DURATION_MS, type ExecutionLimits } from "./limits.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
 import { redactingSink } from "./redacting-sink.js";
 
@@ -30,6 +35,10 @@ export interface SuperviseOptions {
   /** Live output, as it arrives (uncapped). */
   onStdout?: (chunk: Uint8Array) => void;
   onStderr?: (chunk: Uint8Array) => void;
+  /** The time limit's timer, when the run pauses it (approvals); default: one of its own. */
+  timeLimit?: PausableTimer;
+  /** The longest total time `timeLimit` may be paused (moves the in-environment backstop out). */
+  maxPauseMs?: number;
   /** Called once, as soon as the script must stop (before the kill completes). */
   onStopping?: (reason: "timeout" | "interrupted") => void;
 }
@@ -56,7 +65,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     clearEnv: true,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     // Backstop inside the environment, should the host-side timer below never get to run.
-    timeoutMs: limits.timeoutMs + limits.killGraceMs + 5_000,
+    timeoutMs: limits.timeoutMs + limits.killGraceMs + 5_000 + Math.min(options.maxPauseMs ?? 0, MAX_DURATION_MS),
   });
   const guard = knownSecrets === undefined ? {} : { guardSecrets: knownSecrets };
   const stdout = new OutputCapture(limits.maxStdoutBytes, guard);
@@ -78,7 +87,8 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     options.onStopping?.(why);
     void process.kill({ graceMs: limits.killGraceMs });
   };
-  const timer = setLongTimeout(() => stop("timeout"), limits.timeoutMs);
+  const timer = options.timeLimit ?? new PausableTimer();
+  timer.start(limits.timeoutMs, () => stop("timeout"));
   const onAbort = () => {
     const cause: unknown = options.signal?.reason;
     if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);

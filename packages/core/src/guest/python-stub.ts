@@ -70,6 +70,16 @@ export function generatePythonModule(options: PythonModuleOptions): string {
   ].join("\n");
 }
 
+/**
+ * What the model must know about a tool that needs approval: a call waits for a decision and
+ * raises `ToolError` when denied. Empty for a tool that never does.
+ */
+export function approvalNote(tool: ToolDefinition): string {
+  if (tool.needsApproval === true) return "Needs approval: each call waits for the host's decision.";
+  if (typeof tool.needsApproval === "function") return "May need approval, depending on its arguments: such a call waits for the host's decision.";
+  return "";
+}
+
 /** One-line Python signatures of the tools, for the description the model reads. */
 export function describePythonSignatures(tools: readonly ToolDefinition[]): string[] {
   return tools.map((tool) => {
@@ -139,7 +149,9 @@ function renderDocstring(tool: ToolDefinition, parameters: StubParameter[]): str
     for (const p of parameters) lines.push(`    ${p.pythonName}: ${p.description?.trim().replace(/\s*\n\s*/g, " ") ?? ""}`.trimEnd());
   }
   if (tool.returns) lines.push("", "Returns:", `    ${renderShape(tool.returns)}`);
-  lines.push("", "Raises:", "    ToolError: when the call fails.");
+  const approval = approvalNote(tool);
+  if (approval) lines.push("", approval);
+  lines.push("", "Raises:", `    ToolError: when the call fails${approval ? ", or is denied approval" : ""}.`);
   const body = lines.map((line) => (line === "" ? "" : `    ${line}`)).join("\n");
   return `    """${escapeDocstring(body.trimStart())}\n    """`;
 }

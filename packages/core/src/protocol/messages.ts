@@ -31,6 +31,8 @@ export const RpcErrorCode = {
   Cancelled: -32005,
   FrameTooLarge: -32006,
   UnsupportedProtocol: -32007,
+  /** A call that needed approval was denied (or not answered in time, or nobody could approve). */
+  ApprovalDenied: -32008,
 } as const;
 
 export type RpcErrorCodeValue = (typeof RpcErrorCode)[keyof typeof RpcErrorCode];

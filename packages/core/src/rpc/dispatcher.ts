@@ -24,13 +24,20 @@ import {
   type RpcRequest,
 } from "../protocol/messages.js";
 import { validateAgainstSchema } from "../schema/validate.js";
+import { raceAbort } from "../timers/race-abort.js";
+import type { ApprovalHandler } from "../approval.js";
+import type { RunEvent, ToolCallEndEvent, ToolCallOutcome, ToolCallStartEvent, ToolRunEvent } from "../events.js";
 import type { ToolDefinition } from "../tool.js";
+import { ApprovalGate } from "./approval-gate.js";
 import { constantTimeEqual } from "./constant-time.js";
 
 /** Default tool-call budget of one run. */
 export const DEFAULT_MAX_TOOL_CALLS = 50;
 
-/** Reported around every dispatched tool call (for progress output and logs). */
+/**
+ * Reported around every dispatched tool call, the shape `onToolCall` has always had: the start
+ * and end of {@link ToolRunEvent}s, by the guest's request id. `onEvent` has the same and more.
+ */
 export type ToolCallEvent =
   | { phase: "start"; id: RpcId; name: string; arguments: Record<string, unknown> }
   | { phase: "end"; id: RpcId; name: string; durationMs: number; ok: boolean; error?: string };
@@ -46,10 +53,26 @@ export interface RpcDispatcherOptions {
   environment: Environment;
   runId: string;
   /**
-   * Progress callback. It cannot break the run: what it throws (or an async one rejects with) is
-   * ignored.
+   * Every tool-call and approval event of the run, in order. It cannot break the run: what it
+   * throws (or an async one rejects with) is ignored.
    */
+  onEvent?: (event: ToolRunEvent) => void;
+  /** The start and end of each call in the older shape (see {@link ToolCallEvent}); ignored likewise. */
   onToolCall?: (event: ToolCallEvent) => void;
+  /**
+   * Decides the calls of tools that declare `needsApproval`. Without it such calls are denied
+   * (fail closed). See {@link ApprovalHandler}.
+   */
+  onApproval?: ApprovalHandler;
+  /** Longest wait for one approval (default 5 minutes); then the call is denied. */
+  approvalTimeoutMs?: number;
+  /** Pauses the script's time limit while a call waits for approval; returns the release. */
+  holdTimeLimit?: () => () => void;
+  /**
+   * Runs each tool's `execute` (e.g. inside a tracing context, so the tool's own spans nest under
+   * its call). Default: calls it.
+   */
+  runTool?: <T>(call: ToolCallStartEvent, execute: () => Promise<T>) => Promise<T>;
   /**
    * Largest frame in bytes, the newline excluded (default 16 MiB). A tool result whose answer
    * would be larger becomes a `ToolFailed` error naming the limit, so no guest ever receives
@@ -92,6 +115,9 @@ export class RpcDispatcher {
   /** @internal Read by {@link RpcConnection}. */
   readonly maxJsonDepth: number;
   readonly #inFlight = new Set<AbortController>();
+  /** Dispatched calls whose end is not reported yet (they outlive `#inFlight` by their last steps). */
+  readonly #running = new Set<Promise<string>>();
+  readonly #approvals: ApprovalGate;
   #toolCallsMade = 0;
   #closedReason: string | undefined;
 
@@ -101,9 +127,20 @@ export class RpcDispatcher {
     this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.#approvals = new ApprovalGate({
+      runId: options.runId,
+      onApproval: options.onApproval,
+      timeoutMs: options.approvalTimeoutMs,
+      holdTimeLimit: options.holdTimeLimit,
+      emit: (event) => this.#emit(event),
+    });
   }
 
-  /** Tool calls dispatched so far (refused ones excluded). */
+  /**
+   * Tool calls dispatched so far (refused ones excluded). A call that asked for approval counts
+   * whatever the answer: so the budget bounds the approval requests of a run too, and with them
+   * how long approvals can pause its time limit.
+   */
   get toolCallsMade(): number {
     return this.#toolCallsMade;
   }
@@ -131,6 +168,15 @@ export class RpcDispatcher {
     this.#closedReason ??= reason;
     for (const controller of this.#inFlight) controller.abort(reason);
     this.#inFlight.clear();
+  }
+
+  /**
+   * Resolves once every dispatched call has reported its end. After `close()` that is at once
+   * (cancelled calls answer without waiting for their tools), so a run's last event is never
+   * followed by a call's.
+   */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
   /** @internal Runs one authenticated `tools/call` request and returns its response frame. */
@@ -161,24 +207,35 @@ export class RpcDispatcher {
       );
     }
     this.#toolCallsMade += 1;
-    return this.#run(id, tool, args as Record<string, unknown>);
+    // The call's number in the run is its id in events, approvals and spans.
+    const running = this.#run(id, String(this.#toolCallsMade), tool, args as Record<string, unknown>);
+    this.#running.add(running);
+    const settled = () => void this.#running.delete(running);
+    running.then(settled, settled);
+    return running;
   }
 
-  async #run(id: RpcId, tool: ToolDefinition, args: Record<string, unknown>): Promise<string> {
+  async #run(id: RpcId, callId: string, tool: ToolDefinition, args: Record<string, unknown>): Promise<string> {
     const controller = new AbortController();
     this.#inFlight.add(controller);
     const started = performance.now();
-    callSafely(this.#options.onToolCall, { phase: "start", id, name: tool.name, arguments: args });
+    const identity = { runId: this.#options.runId, callId, requestId: id, tool: tool.name };
+    const start: ToolCallStartEvent = { type: "tool-call-start", ...identity, arguments: args };
+    this.#emit(start);
     log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
     let outcome: { result: unknown } | { failure: string; code: number };
+    let approvalWaitMs: number | undefined;
     try {
-      const result = await raceAbort(
-        Promise.resolve().then(() =>
-          tool.execute(args, { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId }),
-        ),
-        controller.signal,
-      );
-      outcome = { result };
+      const verdict = await this.#approvals.check({ tool, args, callId, requestId: id, signal: controller.signal });
+      approvalWaitMs = verdict?.waitMs;
+      if (verdict?.approved === false) {
+        outcome = { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied };
+      } else {
+        const context = { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId };
+        const execute = () => Promise.resolve().then(() => tool.execute(args, context));
+        const runTool = this.#options.runTool;
+        outcome = { result: await raceAbort(runTool ? runTool(start, execute) : execute(), controller.signal) };
+      }
     } catch (error) {
       outcome = controller.signal.aborted
         ? { failure: `Tool call cancelled: ${errorMessage(controller.signal.reason)}`, code: RpcErrorCode.Cancelled }
@@ -189,19 +246,29 @@ export class RpcDispatcher {
     const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
     const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };
     const durationMs = performance.now() - started;
-    callSafely(this.#options.onToolCall, {
-      phase: "end",
-      id,
-      name: tool.name,
+    const end: ToolCallEndEvent = {
+      type: "tool-call-end",
+      ...identity,
       durationMs,
       ok: "frame" in response,
+      outcome: "frame" in response ? "ok" : outcomeOf(response.code),
       ...("failure" in response ? { error: response.failure } : {}),
-    });
+      ...(approvalWaitMs === undefined ? {} : { approvalWaitMs }),
+    };
+    this.#emit(end);
     log(() => {
       const outcome = "frame" in response ? `ok, answer ${measureJson(response.frame).bytes} bytes` : errorName(response.code);
       return `call ${JSON.stringify(id)} ${tool.name}: ${outcome} after ${Math.round(durationMs)} ms`;
     });
     return "frame" in response ? response.frame : frame(rpcError(id, response.code, response.failure));
+  }
+
+  /** Reports an event to `onEvent`, and a call's start and end to `onToolCall` in its older shape. */
+  #emit(event: ToolRunEvent): void {
+    callSafely(this.#options.onEvent, event);
+    if (this.#options.onToolCall === undefined) return;
+    const legacy = toToolCallEvent(event);
+    if (legacy !== undefined) callSafely(this.#options.onToolCall, legacy);
   }
 
   /** The answer carrying a tool's result, or why it cannot be sent (not JSON, too deep, too large). */
@@ -338,6 +405,21 @@ function errorName(code: number): string {
   return Object.entries(RpcErrorCode).find(([, value]) => value === code)?.[0] ?? String(code);
 }
 
+/** A call's start or end in the shape of {@link ToolCallEvent}; undefined for other events. */
+export function toToolCallEvent(event: RunEvent): ToolCallEvent | undefined {
+  if (event.type === "tool-call-start") return { phase: "start", id: event.requestId, name: event.tool, arguments: event.arguments };
+  if (event.type !== "tool-call-end") return undefined;
+  const { requestId: id, tool: name, durationMs, ok, error } = event;
+  return { phase: "end", id, name, durationMs, ok, ...(error === undefined ? {} : { error }) };
+}
+
+/** The outcome a failed call's error code stands for. */
+function outcomeOf(code: number): ToolCallOutcome {
+  if (code === RpcErrorCode.ApprovalDenied) return "denied";
+  if (code === RpcErrorCode.Cancelled) return "cancelled";
+  return "failed";
+}
+
 /** Enough of a frame's start to read its `jsonrpc` and `id`. */
 const SNIFF_PREFIX_CHARS = 256;
 
@@ -353,22 +435,4 @@ function isRangeError(error: unknown): boolean {
     // A thrown Proxy whose getPrototypeOf trap throws.
     return false;
   }
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (the tool may keep running). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defineTool, executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
-import { describeExecution } from "@codecall/conformance";
+import { describeApprovals, describeExecution, describeRunEvents } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "../../src/index.js";
 
@@ -9,6 +9,15 @@ describeExecution({
   name: "local + uds",
   createEnvironment: ({ env }) => createEnvironment({ env: { ...process.env, ...env } }),
   builtinTools,
+  transport: () => createTransport(),
+  expectTransportId: "uds",
+});
+
+describeApprovals({ name: "local + uds", createEnvironment: () => createEnvironment(), transport: () => createTransport() });
+
+describeRunEvents({
+  name: "local + uds",
+  createEnvironment: () => createEnvironment(),
   transport: () => createTransport(),
   expectTransportId: "uds",
 });

@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # Annotations only: importing typing would cost every script 
 
 class ToolError(Exception):
     """A tool call failed: the tool raised, the arguments were invalid, the tool is not
-    available, the call budget is spent, or the connection to the host was lost.
+    available, the call budget is spent, the call was denied approval, or the connection to the
+    host was lost.
 
     `code` is the JSON-RPC error code, `tool` the tool's name, `data` any structured detail.
     """

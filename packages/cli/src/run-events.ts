@@ -1,0 +1,60 @@
+/**
+ * What `codecall run` shows while a run goes on, from the run's events: the script's output on
+ * stdout and stderr (unless `--json`), with `-v` one line per tool call and per approval decision,
+ * and — always — a note the first time a tool's call is denied because nobody could approve it.
+ * Lines are bounded whatever the arguments or errors hold, and host secrets in them are masked as
+ * in the script's output: the arguments come from the script, which may have read one.
+ */
+import { describeValue, redactSecrets, type RunEvent } from "@codecall/core";
+
+export interface EventPrinterOptions {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Leave the output to the JSON result. */
+  json: boolean;
+  verbose: boolean;
+  /** Masked in the progress lines. */
+  knownSecrets: readonly string[];
+  /** Why nobody can approve calls in this run, when nobody can (see `approvalModeFor`). */
+  deniedBecause?: string | undefined;
+}
+
+/** The `onEvent` of a CLI run. */
+export function createEventPrinter(options: EventPrinterOptions): (event: RunEvent) => void {
+  const noted = new Set<string>();
+  const line = (text: string) => options.stderr.write(`${redactSecrets(text, { knownSecrets: options.knownSecrets })}\n`);
+  return (event) => {
+    if (event.type === "stdout" || event.type === "stderr") {
+      if (!options.json) (event.type === "stdout" ? options.stdout : options.stderr).write(event.chunk);
+      return;
+    }
+    if (event.type === "approval-decided" && event.decidedBy === "no-handler" && !noted.has(event.tool)) {
+      noted.add(event.tool);
+      line(
+        `codecall: ${event.tool} needs approval; denied because ${options.deniedBecause ?? "nobody can approve"} (--approve-all approves every call)`,
+      );
+    }
+    if (!options.verbose) return;
+    if (event.type === "tool-call-start") line(`codecall: → ${event.tool} ${describeValue(event.arguments, { maxLength: 120 })}`);
+    else if (event.type === "tool-call-end") {
+      const outcome = event.ok ? "ok" : `${event.outcome}: ${clip(event.error ?? "", 200)}`;
+      line(`codecall: ← ${event.tool} ${outcome} (${seconds(event.durationMs)})`);
+    } else if (event.type === "approval-decided") {
+      const verdict =
+        event.decision === "approve-for-run"
+          ? "approved for the rest of the run"
+          : event.approved
+            ? "approved"
+            : `denied: ${clip(event.reason ?? "", 200)}`;
+      line(`codecall: approval of ${event.tool}: ${verdict} (${event.decidedBy}, after ${seconds(event.waitMs)})`);
+    }
+  };
+}
+
+function clip(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)}s`;
+}
