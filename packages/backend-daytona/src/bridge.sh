@@ -7,9 +7,11 @@
 # delivering nothing of a line until its newline), appends a newline to every input it is sent,
 # and tells the end of a command only about a second after it. So both ways travel as base64:
 # - stdin: lines `>BASE64` decoded in order; the line `>.` closes the command's stdin;
-# - stdout and stderr: each read of the command's output as base64 lines closed by a `.` line, as
-#   soon as it is read; at the end `!STATUS` on stdout and `!` on stderr. The host knows the
-#   command ended when both marks arrived, without waiting for the daemon.
+# - stdout and stderr: each read of the command's output as base64 lines, the last one ending in
+#   `.`, as soon as it is read; at the end `!STATUS` on both. The host knows the command ended
+#   when both marks arrived, without waiting for the daemon.
+# No line is shorter than two characters: the SDK holds back a message whose text after the
+# daemon's stream label is under three bytes until more arrives — for a last line, a second.
 cc_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-io-XXXXXX") || {
   echo "codecall: cannot create a private directory for the command's pipes" >&2
   exit 125
@@ -31,7 +33,7 @@ cc_decode() {
 # One read() of the pipe at a time (dd count=1), so output leaves as soon as it is written.
 cc_encode() {
   while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64) && [ -n "$cc_chunk" ]; do
-    printf '%s\n.\n' "$cc_chunk"
+    printf '%s.\n' "$cc_chunk"
   done
 }
 
@@ -50,7 +52,7 @@ exec 3<&- 4<&-
 "$@" <"$cc_dir/in" >"$cc_dir/out" 2>"$cc_dir/err"
 cc_status=$?
 # Input nobody will read any more must not keep the session busy.
-kill "$cc_in" 2>/dev/null
+kill "$cc_in" 2>/dev/null && wait "$cc_in" 2>/dev/null
 wait "$cc_out" "$cc_err" 2>/dev/null
 printf '!%s\n' "$cc_status"
-printf '!\n' >&2
+printf '!%s\n' "$cc_status" >&2

@@ -33,10 +33,13 @@ export function daytonaFiles(connection: SandboxConnection): Required<NativeFile
     async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
       const { sandbox } = await connection.ready();
       const target = await absolute(path);
-      let stream: AsyncIterable<Buffer> & { destroy(): void };
+      // Aborted when the read stops, early or not: a download left running would go on filling the host.
+      const download = new AbortController();
+      let stream: AsyncIterable<Buffer>;
       try {
-        stream = await sandbox.fs.downloadFileStream(target);
+        stream = await sandbox.fs.downloadFileStream(target, { signal: download.signal });
       } catch (error) {
+        download.abort();
         throw await classify(connection, target, error);
       }
       const { maxBytes } = options;
@@ -51,7 +54,7 @@ export function daytonaFiles(connection: SandboxConnection): Required<NativeFile
       } catch (error) {
         throw CodecallError.isInstance(error) ? error : sdkFailure(error, `reading ${target}`);
       } finally {
-        stream.destroy();
+        download.abort();
       }
       return new Uint8Array(Buffer.concat(chunks, size));
     },

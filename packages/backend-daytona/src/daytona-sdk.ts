@@ -87,7 +87,8 @@ export interface SandboxProcess {
 
 export interface SandboxFiles {
   uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
-  downloadFileStream(remotePath: string, timeout?: number): Promise<Readable>;
+  /** Both SDK names take `{ signal }` (aborting ends the download); older typings declare only a timeout. */
+  downloadFileStream(remotePath: string, options?: number | { signal?: AbortSignal }): Promise<Readable>;
 }
 
 /** What this backend needs of the SDK module. */

@@ -1,7 +1,7 @@
 /**
  * The host side of the bridge's output encoding (see bridge.sh): text as the SDK hands it over,
- * split into lines; base64 lines gather until a `.` line and leave as the bytes they encode; `!`
- * (with the exit status on stdout) ends the stream. Lines the bridge never writes — its own
+ * split into lines; base64 lines gather until one ending in `.` and leave as the bytes they
+ * encode; `!STATUS` ends the stream. Lines the bridge never writes — its own
  * failure messages before it could start encoding — pass through as text, and an input echo
  * (`>` lines, from a daemon that ignores `suppressInputEcho`) is dropped.
  *
@@ -13,7 +13,7 @@
 /** Far above one encoded chunk (48 KiB read → 64 KiB of base64 plus newlines). */
 const MAX_PENDING_CHARS = 1024 * 1024;
 
-const BASE64_LINE = /^[A-Za-z0-9+/]+=*$/;
+const BASE64_LINE = /^[A-Za-z0-9+/]+=*\.?$/;
 
 export class OutputDecoder {
   readonly #emit: (bytes: Uint8Array) => void;
@@ -33,7 +33,7 @@ export class OutputDecoder {
     return this.#ended;
   }
 
-  /** The exit status the end mark carried (stdout's), when it carried one. */
+  /** The exit status the end mark carried. */
   get status(): number | undefined {
     return this.#status;
   }
@@ -67,23 +67,25 @@ export class OutputDecoder {
       this.#ended = true;
       const status = line.slice(1);
       if (/^\d+$/.test(status)) this.#status = Number(status);
-    } else if (line === ".") {
-      const encoded = this.#base64.join("");
-      this.#base64 = [];
-      this.#base64Length = 0;
-      if (encoded) this.#emit(Buffer.from(encoded, "base64"));
     } else if (line.startsWith(">")) {
       // An echo of our own input.
     } else if (BASE64_LINE.test(line) && this.#base64Length + line.length <= MAX_PENDING_CHARS) {
-      this.#base64.push(line);
-      this.#base64Length += line.length;
+      if (!line.endsWith(".")) {
+        this.#base64.push(line);
+        this.#base64Length += line.length;
+        return;
+      }
+      const encoded = this.#base64.join("") + line.slice(0, -1);
+      this.#base64 = [];
+      this.#base64Length = 0;
+      this.#emit(Buffer.from(encoded, "base64"));
     } else {
       this.#flushBase64AsText();
       this.#raw(`${line}\n`);
     }
   }
 
-  /** Lines that looked like base64 but were never closed by `.` were text after all. */
+  /** Lines that looked like base64 but were never closed (a last one ending in `.`) were text after all. */
   #flushBase64AsText(): void {
     if (this.#base64.length === 0) return;
     const text = this.#base64.map((line) => `${line}\n`).join("");

@@ -219,7 +219,7 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   #end(daemonExitCode: number | undefined): void {
     if (this.#settled) return;
     const { stdout, stderr } = this.#decoders;
-    const exitCode = stdout.status ?? daemonExitCode;
+    const exitCode = stdout.status ?? stderr.status ?? daemonExitCode;
     if (exitCode === undefined) {
       this.#fail(new CodecallError("ENVIRONMENT_FAILED", "daytona: a command ended without an exit status"));
       return;
@@ -285,25 +285,34 @@ export class SessionExec implements ExecChannel, WatchedCommand {
 
   /** Sends the waiting stdin (and the end of it, once closed) as session input, one call at a time, in order. */
   #pump(): void {
-    this.#pumping ??= (async () => {
-      try {
-        while (!this.#settled && (this.#input.length > 0 || this.#inputState === "closed")) {
-          const chunks = takeBytes(this.#input, INPUT_CALL_BYTES);
-          const sent = chunks.reduce((total, chunk) => total + chunk.length, 0);
-          const lines = inputLines(concat(chunks));
-          const closing = this.#inputState === "closed" && this.#input.length === 0;
-          if (closing) lines.push(END_OF_INPUT);
-          await this.#host.process.sendSessionCommandInput(this.#session!, this.#commandId!, lines.join("\n"));
-          this.#inputBytes -= sent;
-          if (closing) this.#inputState = "sent";
-        }
-      } catch (error) {
-        // Input to a command that has just ended is refused (410); that is no error of the writer's.
-        if (!this.#settled) this.#inputError = new CodecallError("ENVIRONMENT_FAILED", `daytona: sending stdin failed: ${errorMessage(error)}`);
-      } finally {
-        this.#pumping = undefined;
+    if (this.#pumping || this.#settled || !this.#hasInputToSend()) return;
+    this.#pumping = this.#sendInput().finally(() => {
+      this.#pumping = undefined;
+      // Written while the last call was finishing.
+      this.#pump();
+    });
+  }
+
+  #hasInputToSend(): boolean {
+    return this.#inputError === undefined && (this.#input.length > 0 || this.#inputState === "closed");
+  }
+
+  async #sendInput(): Promise<void> {
+    try {
+      while (!this.#settled && this.#hasInputToSend()) {
+        const chunks = takeBytes(this.#input, INPUT_CALL_BYTES);
+        const sent = chunks.reduce((total, chunk) => total + chunk.length, 0);
+        const lines = inputLines(concat(chunks));
+        const closing = this.#inputState === "closed" && this.#input.length === 0;
+        if (closing) lines.push(END_OF_INPUT);
+        await this.#host.process.sendSessionCommandInput(this.#session!, this.#commandId!, lines.join("\n"));
+        this.#inputBytes -= sent;
+        if (closing) this.#inputState = "sent";
       }
-    })();
+    } catch (error) {
+      // Input to a command that has just ended is refused (410); that is no error of the writer's.
+      if (!this.#settled) this.#inputError = new CodecallError("ENVIRONMENT_FAILED", `daytona: sending stdin failed: ${errorMessage(error)}`);
+    }
   }
 }
 
