@@ -7,9 +7,12 @@
 # delivering nothing of a line until its newline), appends a newline to every input it is sent,
 # and tells the end of a command only about a second after it. So both ways travel as base64:
 # - stdin: lines `>BASE64` decoded in order; the line `>.` closes the command's stdin;
-# - stdout and stderr: each read of the command's output as base64 lines, the last one ending in
-#   `.`, as soon as it is read; at the end `!STATUS` on both. The host knows the command ended
-#   when both marks arrived, without waiting for the daemon.
+# - stdout and stderr: each read of the command's output as base64 lines of 76 characters, each
+#   tagged with its stream (`o`, `e`), the last one of a read ending in `.`, sent as soon as the
+#   read returns; at the end `o!STATUS` and `e!STATUS`. The host knows the command ended when
+#   both marks arrived, without waiting for the daemon.
+# The tags make the lines' stream independent of the daemon's labels, which the SDK misreads when
+# a log message ends right after one. Short lines keep each label-and-line one write in the log.
 # No line is shorter than two characters: the SDK holds back a message whose text after the
 # daemon's stream label is under three bytes until more arrives — for a last line, a second.
 cc_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-io-XXXXXX") || {
@@ -32,14 +35,14 @@ cc_decode() {
 
 # One read() of the pipe at a time (dd count=1), so output leaves as soon as it is written.
 cc_encode() {
-  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64) && [ -n "$cc_chunk" ]; do
+  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64 | sed "s/^/$1/") && [ -n "$cc_chunk" ]; do
     printf '%s.\n' "$cc_chunk"
   done
 }
 
-cc_encode <"$cc_dir/out" &
+cc_encode o <"$cc_dir/out" &
 cc_out=$!
-cc_encode <"$cc_dir/err" >&2 &
+cc_encode e <"$cc_dir/err" >&2 &
 cc_err=$!
 # A background list gets /dev/null as stdin: the session's input goes to it on fd 4.
 exec 4<&0
@@ -54,5 +57,5 @@ cc_status=$?
 # Input nobody will read any more must not keep the session busy.
 kill "$cc_in" 2>/dev/null && wait "$cc_in" 2>/dev/null
 wait "$cc_out" "$cc_err" 2>/dev/null
-printf '!%s\n' "$cc_status"
-printf '!%s\n' "$cc_status" >&2
+printf 'o!%s\n' "$cc_status"
+printf 'e!%s\n' "$cc_status" >&2

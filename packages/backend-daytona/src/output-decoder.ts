@@ -1,23 +1,74 @@
 /**
- * The host side of the bridge's output encoding (see bridge.sh): text as the SDK hands it over,
- * split into lines; base64 lines gather until one ending in `.` and leave as the bytes they
- * encode; `!STATUS` ends the stream. Lines the bridge never writes — its own
- * failure messages before it could start encoding — pass through as text, and an input echo
- * (`>` lines, from a daemon that ignores `suppressInputEcho`) is dropped.
+ * The host side of the bridge's output encoding (see bridge.sh).
  *
- * Memory stays bounded whatever arrives: the output of a script that writes straight into the
- * session's pipes (it runs as the same user) is cut into raw text once a line or a chunk
- * outgrows the bound, rather than held.
+ * {@link LogLines} turns the text the SDK hands over — per stream, in any split — into complete
+ * lines, each routed by the bridge's tag (`o` stdout, `e` stderr) rather than by the callback it
+ * came through: the SDK's demultiplexer, when a log message ends right after a stream label,
+ * leaks label bytes into the text and gives the next lines to the wrong stream. The leaked bytes
+ * (0x01, 0x02) never occur in the encoding and are dropped; lines stay whole because the daemon
+ * writes each labelled line at once. Untagged lines are the bridge's own failure messages, from
+ * before it could encode: they stay with the stream that brought them. `>` lines are an echo of
+ * our input (from a daemon that ignores `suppressInputEcho`) and are dropped.
+ *
+ * {@link StreamDecoder} turns one stream's lines back into bytes: base64 lines gather until one
+ * ending in `.`; `!STATUS` ends the stream.
+ *
+ * Memory stays bounded whatever arrives (a script runs as the daemon's user and can write into
+ * the session's pipes itself): a line or a chunk that outgrows the bound leaves as raw text.
  */
 
-/** Far above one encoded chunk (48 KiB read → 64 KiB of base64 plus newlines). */
+/** Far above one encoded chunk (48 KiB read → 64 KiB of base64 in tagged lines). */
 const MAX_PENDING_CHARS = 1024 * 1024;
 
-const BASE64_LINE = /^[A-Za-z0-9+/]+=*\.?$/;
+const LEAKED_LABEL_BYTES = /[\x01\x02]/g;
+const BASE64 = /^[A-Za-z0-9+/]+=*$/;
 
-export class OutputDecoder {
+/** Where a line goes: a bridge stream by tag, or raw text on the stream that brought it. */
+export type LineRoute = "stdout" | "stderr" | "raw-stdout" | "raw-stderr";
+
+export interface RoutedLine {
+  route: LineRoute;
+  /** Without the tag (a raw line whole, without its newline). */
+  content: string;
+}
+
+/** Complete lines out of the text of the two SDK streams. */
+export class LogLines {
+  readonly #partial = { stdout: "", stderr: "" };
+
+  /** `via` is the callback the text came through. */
+  push(via: "stdout" | "stderr", text: string): RoutedLine[] {
+    const lines = (this.#partial[via] + text.replace(LEAKED_LABEL_BYTES, "")).split("\n");
+    let partial = lines.pop() ?? "";
+    const routed: RoutedLine[] = [];
+    for (const line of lines) {
+      const found = route(via, line);
+      if (found) routed.push(found);
+    }
+    if (partial.length > MAX_PENDING_CHARS) {
+      routed.push({ route: via === "stdout" ? "raw-stdout" : "raw-stderr", content: partial });
+      partial = "";
+    }
+    this.#partial[via] = partial;
+    return routed;
+  }
+}
+
+function route(via: "stdout" | "stderr", line: string): RoutedLine | undefined {
+  if (line.startsWith(">") || line.length === 0) return undefined;
+  const tag = line[0];
+  if (tag === "o" || tag === "e") {
+    const content = line.slice(1);
+    if (content.startsWith("!") || BASE64.test(content.endsWith(".") ? content.slice(0, -1) : content)) {
+      return { route: tag === "o" ? "stdout" : "stderr", content };
+    }
+  }
+  return { route: via === "stdout" ? "raw-stdout" : "raw-stderr", content: line };
+}
+
+/** One stream's bytes back from its lines. */
+export class StreamDecoder {
   readonly #emit: (bytes: Uint8Array) => void;
-  #partial = "";
   #base64: string[] = [];
   #base64Length = 0;
   #ended = false;
@@ -28,7 +79,7 @@ export class OutputDecoder {
     this.#emit = emit;
   }
 
-  /** True once the end mark arrived; later text is ignored. */
+  /** True once the end mark arrived; later lines are ignored. */
   get ended(): boolean {
     return this.#ended;
   }
@@ -38,63 +89,45 @@ export class OutputDecoder {
     return this.#status;
   }
 
-  /** Takes the next piece of the stream's text, in any split. */
-  push(text: string): void {
+  /** A line of the bridge's encoding, tag removed. */
+  line(content: string): void {
     if (this.#ended) return;
-    const lines = (this.#partial + text).split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const line of lines) {
-      this.#line(line);
-      if (this.#ended) return;
+    if (content.startsWith("!")) {
+      this.#flushAsText();
+      this.#ended = true;
+      if (/^\d+$/.test(content.slice(1))) this.#status = Number(content.slice(1));
+      return;
     }
-    if (this.#partial.length > MAX_PENDING_CHARS) {
-      this.#raw(this.#partial);
-      this.#partial = "";
+    if (this.#base64Length + content.length > MAX_PENDING_CHARS) this.#flushAsText();
+    if (!content.endsWith(".")) {
+      this.#base64.push(content);
+      this.#base64Length += content.length;
+      return;
     }
+    const encoded = this.#base64.join("") + content.slice(0, -1);
+    this.#base64 = [];
+    this.#base64Length = 0;
+    this.#emit(Buffer.from(encoded, "base64"));
+  }
+
+  /** A line that is not the bridge's: it passes as text. */
+  raw(line: string): void {
+    if (this.#ended) return;
+    this.#flushAsText();
+    this.#emit(new TextEncoder().encode(`${line}\n`));
   }
 
   /** The stream ended without an end mark: what is held back leaves as text. */
   flush(): void {
-    if (this.#ended) return;
-    this.#flushBase64AsText();
-    if (this.#partial) this.#raw(this.#partial);
-    this.#partial = "";
+    if (!this.#ended) this.#flushAsText();
   }
 
-  #line(line: string): void {
-    if (line.startsWith("!")) {
-      this.#flushBase64AsText();
-      this.#ended = true;
-      const status = line.slice(1);
-      if (/^\d+$/.test(status)) this.#status = Number(status);
-    } else if (line.startsWith(">")) {
-      // An echo of our own input.
-    } else if (BASE64_LINE.test(line) && this.#base64Length + line.length <= MAX_PENDING_CHARS) {
-      if (!line.endsWith(".")) {
-        this.#base64.push(line);
-        this.#base64Length += line.length;
-        return;
-      }
-      const encoded = this.#base64.join("") + line.slice(0, -1);
-      this.#base64 = [];
-      this.#base64Length = 0;
-      this.#emit(Buffer.from(encoded, "base64"));
-    } else {
-      this.#flushBase64AsText();
-      this.#raw(`${line}\n`);
-    }
-  }
-
-  /** Lines that looked like base64 but were never closed (a last one ending in `.`) were text after all. */
-  #flushBase64AsText(): void {
+  /** Lines never closed by one ending in `.` were not a chunk after all. */
+  #flushAsText(): void {
     if (this.#base64.length === 0) return;
     const text = this.#base64.map((line) => `${line}\n`).join("");
     this.#base64 = [];
     this.#base64Length = 0;
-    this.#raw(text);
-  }
-
-  #raw(text: string): void {
     this.#emit(new TextEncoder().encode(text));
   }
 }

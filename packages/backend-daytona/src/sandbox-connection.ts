@@ -118,6 +118,14 @@ export class SandboxConnection {
     try {
       client = new sdk.Daytona(config);
     } catch (error) {
+      // The SDK found no credentials in the options, the environment or `.env`.
+      if ((error as { name?: unknown }).name === "DaytonaAuthenticationError") {
+        throw new CodecallError(
+          "ENVIRONMENT_FAILED",
+          "daytona: no API key: give apiKey (-o apiKey=…) or set DAYTONA_API_KEY (or DAYTONA_JWT_TOKEN with DAYTONA_ORGANIZATION_ID)",
+          { cause: error },
+        );
+      }
       throw sdkFailure(error, "connecting to Daytona");
     }
     try {

@@ -17,7 +17,7 @@ import { CodecallError, errorMessage, type ProcessExit } from "@codecall/core";
 import type { ExecChannel, ExecRequest } from "@codecall/core/backend-kit";
 import type { SandboxProcess, SessionLogs } from "./daytona-sdk.js";
 import type { LivenessWatch, WatchedCommand } from "./liveness-watch.js";
-import { demultiplexLog, OutputDecoder } from "./output-decoder.js";
+import { demultiplexLog, LogLines, StreamDecoder, type LineRoute } from "./output-decoder.js";
 import { END_OF_INPUT, inputLines, sessionCommand } from "./session-command.js";
 import type { SessionPool } from "./session-pool.js";
 
@@ -41,6 +41,14 @@ const MAX_REOPENS = 5;
 
 type StreamName = "stdout" | "stderr";
 
+/** One read of the command's log (a log stream, or the stored log): its lines, and how many of each route it brought. */
+interface LogRead {
+  readonly lines: LogLines;
+  readonly seen: Record<LineRoute, number>;
+}
+
+const newLogRead = (): LogRead => ({ lines: new LogLines(), seen: { stdout: 0, stderr: 0, "raw-stdout": 0, "raw-stderr": 0 } });
+
 export class SessionExec implements ExecChannel, WatchedCommand {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
@@ -49,10 +57,13 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   readonly #host: SessionHost;
   readonly #argv: readonly string[];
   readonly #streaming: boolean;
-  readonly #decoders: Record<StreamName, OutputDecoder>;
+  readonly #decoders: Record<StreamName, StreamDecoder>;
   readonly #controllers = {} as Record<StreamName, ReadableStreamDefaultController<Uint8Array>>;
-  /** Characters of each stream already taken, so a reopened log stream skips what arrived. */
-  readonly #received: Record<StreamName, number> = { stdout: 0, stderr: 0 };
+  /**
+   * Lines of each route already taken: a reopened log stream (or the stored log) starts from the
+   * beginning, and its first lines of each route are the ones that arrived before.
+   */
+  readonly #taken: Record<LineRoute, number> = { stdout: 0, stderr: 0, "raw-stdout": 0, "raw-stderr": 0 };
   #settle!: { resolve: (exit: ProcessExit) => void; reject: (error: unknown) => void };
   #settled = false;
   #lastActivity = performance.now();
@@ -80,8 +91,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     this.stdout = new ReadableStream<Uint8Array>({ start: (controller) => void (this.#controllers.stdout = controller) });
     this.stderr = new ReadableStream<Uint8Array>({ start: (controller) => void (this.#controllers.stderr = controller) });
     this.#decoders = {
-      stdout: new OutputDecoder((bytes) => this.#enqueue("stdout", bytes)),
-      stderr: new OutputDecoder((bytes) => this.#enqueue("stderr", bytes)),
+      stdout: new StreamDecoder((bytes) => this.#enqueue("stdout", bytes)),
+      stderr: new StreamDecoder((bytes) => this.#enqueue("stderr", bytes)),
     };
     this.stdin = new WritableStream<Uint8Array>({
       write: (chunk) => this.#write(chunk),
@@ -132,7 +143,7 @@ export class SessionExec implements ExecChannel, WatchedCommand {
       this.#host.watch.add(this);
       if (!this.#streaming) {
         const result = await process.executeSessionCommand(session, { command, runAsync: false, suppressInputEcho: true });
-        this.#take(result, 0);
+        this.#take(result);
         this.#end(result.exitCode);
         pool.release(session);
         return;
@@ -152,12 +163,11 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   /** Opens the log stream of the command (again), skipping what arrived before. */
   #follow(): void {
     const generation = (this.#generation += 1);
-    const position: Record<StreamName, number> = { stdout: 0, stderr: 0 };
-    const take = (name: StreamName) => (text: string) => {
+    const read = newLogRead();
+    const take = (via: StreamName) => (text: string) => {
       // Throwing makes the SDK close a socket that is not wanted any more.
       if (generation !== this.#generation || this.#settled) throw new Error("codecall: log stream no longer followed");
-      this.#accept(name, position[name], text);
-      position[name] += text.length;
+      this.#accept(read, via, text);
     };
     this.#host.process.getSessionCommandLogs(this.#session!, this.#commandId!, take("stdout"), take("stderr")).then(
       () => this.#streamEnded(generation),
@@ -177,12 +187,12 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     const commandId = this.#commandId!;
     try {
       const { process } = this.#host;
-      this.#take(await process.getSessionCommandLogs(session, commandId), 0);
+      this.#take(await process.getSessionCommandLogs(session, commandId));
       if (this.#settled) return;
       const { exitCode } = await process.getSessionCommand(session, commandId);
       if (exitCode !== undefined) {
         // Ended, and the stored log is complete: whatever marks are missing will not come.
-        this.#take(await process.getSessionCommandLogs(session, commandId), 0);
+        this.#take(await process.getSessionCommandLogs(session, commandId));
         this.#end(exitCode);
       } else if (this.#reopens < MAX_REOPENS) {
         this.#reopens += 1;
@@ -197,20 +207,24 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     }
   }
 
-  /** A whole stored log (or a synchronous result) from `position` on. */
-  #take(logs: SessionLogs, position: number): void {
+  /** A whole stored log (or a synchronous result): what it holds beyond the lines taken. */
+  #take(logs: SessionLogs): void {
     let { stdout = "", stderr = "" } = logs;
     if (!stdout && !stderr && logs.output) ({ stdout, stderr } = demultiplexLog(logs.output));
-    this.#accept("stdout", position, stdout);
-    this.#accept("stderr", position, stderr);
+    const read = newLogRead();
+    this.#accept(read, "stdout", stdout);
+    this.#accept(read, "stderr", stderr);
   }
 
-  #accept(name: StreamName, position: number, text: string): void {
-    const fresh = text.slice(Math.max(0, this.#received[name] - position));
-    if (fresh.length === 0) return;
-    this.#received[name] = position + text.length;
+  #accept(read: LogRead, via: StreamName, text: string): void {
     this.#lastActivity = performance.now();
-    this.#decoders[name].push(fresh);
+    for (const { route, content } of read.lines.push(via, text)) {
+      read.seen[route] += 1;
+      if (read.seen[route] <= this.#taken[route]) continue;
+      this.#taken[route] += 1;
+      if (route === "stdout" || route === "stderr") this.#decoders[route].line(content);
+      else this.#decoders[route === "raw-stdout" ? "stdout" : "stderr"].raw(content);
+    }
     const { stdout, stderr } = this.#decoders;
     if (stdout.ended && stderr.ended) this.#end(stdout.status);
   }
