@@ -16,7 +16,7 @@ export const environmentOptions = defineOptions("daytona", {
   sandbox: { type: "string", description: "id or name of an existing sandbox to use (started if stopped; never deleted by `close()`)" },
   image: { type: "string", description: "image of a new sandbox, e.g. `python:3.12-slim` (Daytona builds it on first use)" },
   snapshot: { type: "string", defaultText: "Daytona's default snapshot", description: "snapshot of a new sandbox (not with `image`)" },
-  name: { type: "string", defaultText: "Daytona's (the id)", description: "name of a new sandbox" },
+  name: { type: "string", defaultText: "`codecall-<random>`", description: "name of a new sandbox" },
   labels: { type: "map", default: {}, description: "labels of a new sandbox (`codecall: true` is always added)" },
   cpu: { type: "integer", min: 1, defaultText: "Daytona's", description: "vCPUs of a new sandbox (with `image`)" },
   memory: { type: "integer", min: 1, defaultText: "Daytona's", description: "memory of a new sandbox in GiB (with `image`)" },

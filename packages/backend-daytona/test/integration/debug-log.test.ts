@@ -29,14 +29,14 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     }
     await createEnvironment({ ...fake.connection, apiKey: `${KEY}-wrong` }).catch(() => {});
     expect(lines.join("\n")).not.toContain(KEY);
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^codecall:backend daytona: creating sandbox codecall-\w+ \(snapshot default\)$/),
-        expect.stringMatching(/^codecall:backend daytona: sandbox [\w-]+ created in \d+ ms \(@daytonaio\/sdk\)$/),
-        "codecall:backend daytona command 1: exit 4 [cwd /tmp, env TOKEN_LIKE]",
-        expect.stringMatching(/^codecall:backend daytona command 1: exited 4 after \d+ ms$/),
-        expect.stringMatching(/^codecall:backend daytona: sandbox [\w-]+ deleted$/),
-      ]),
-    );
+    expect(lines).toEqual([
+      expect.stringMatching(/^codecall:backend daytona: creating sandbox codecall-\w+ \(snapshot default\)$/),
+      expect.stringMatching(/^codecall:backend daytona: sandbox [\w-]+ created in \d+ ms \(@daytonaio\/sdk\)$/),
+      "codecall:backend daytona command 1: exit 4 [cwd /tmp; env + TOKEN_LIKE]",
+      expect.stringMatching(/^codecall:backend daytona: session codecall-\w+-1 created$/),
+      expect.stringMatching(/^codecall:backend daytona command 1: exited 4 after \d+ ms$/),
+      expect.stringMatching(/^codecall:backend daytona: sandbox [\w-]+ deleted$/),
+      expect.stringMatching(/^codecall:backend daytona: creating sandbox codecall-\w+ \(snapshot default\)$/),
+    ]);
   });
 });
