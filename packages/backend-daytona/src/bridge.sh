@@ -7,12 +7,15 @@
 # delivering nothing of a line until its newline), appends a newline to every input it is sent,
 # and tells the end of a command only about a second after it. So both ways travel as base64:
 # - stdin: lines `>BASE64` decoded in order; the line `>.` closes the command's stdin;
-# - stdout and stderr: each read of the command's output as base64 lines of 76 characters, each
-#   tagged with its stream (`o`, `e`), the last one of a read ending in `.`, sent as soon as the
-#   read returns; at the end `o!STATUS` and `e!STATUS`. The host knows the command ended when
+# - stdout and stderr: each read of the command's output as base64 lines of 2000 characters,
+#   each tagged with its stream (`o`, `e`), the last one of a read ending in `.`, sent as soon as
+#   the read returns; at the end `o!STATUS` and `e!STATUS`. The host knows the command ended when
 #   both marks arrived, without waiting for the daemon.
 # The tags make the lines' stream independent of the daemon's labels, which the SDK misreads when
-# a log message ends right after one. Short lines keep each label-and-line one write in the log.
+# a log message ends right after one. The line length is a trade: the SDK's demultiplexer costs
+# about (labels in a message) x (message size), so lines much shorter than the daemon's 1 KiB
+# messages make large outputs several times slower; lines well under 4 KiB are one write each in
+# the log, so the daemon's two labellers never interleave inside a line.
 # No line is shorter than two characters: the SDK holds back a message whose text after the
 # daemon's stream label is under three bytes until more arrives — for a last line, a second.
 cc_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-io-XXXXXX") || {
@@ -35,7 +38,7 @@ cc_decode() {
 
 # One read() of the pipe at a time (dd count=1), so output leaves as soon as it is written.
 cc_encode() {
-  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64 | sed "s/^/$1/") && [ -n "$cc_chunk" ]; do
+  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64 -w 2000 | sed "s/^/$1/") && [ -n "$cc_chunk" ]; do
     printf '%s.\n' "$cc_chunk"
   done
 }

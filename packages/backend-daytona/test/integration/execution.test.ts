@@ -19,6 +19,8 @@ describeExecution({
   builtinTools,
   transport: () => createStreamTransport(),
   expectTransportId: "stream",
+  // 100 MB of output crosses the daemon's log as base64 lines in 1 KiB WebSocket messages.
+  testTimeoutMs: 180_000,
 });
 
 describeExecution({
@@ -27,6 +29,7 @@ describeExecution({
   builtinTools,
   transport: () => createFileTransport(),
   expectTransportId: "file",
+  testTimeoutMs: 180_000,
 });
 
 describeIntegration("daytona: transport auto, and either SDK name", undefined, () => {
