@@ -48,8 +48,16 @@ try {
     ["file", file.createTransport()],
   ]) {
     const roundTrips = await noopRoundTrips({ environment, transport, calls: 50, warmup: 5 });
-    report(`daytona (fake)+${name}: no-op tool call round trip (sequential)`, roundTrips.map((us) => us / 1000), "ms");
-    report(`daytona (fake)+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`, await concurrentSleepWall({ environment, transport, runs: 3 }), "ms");
+    report(
+      `daytona (fake)+${name}: no-op tool call round trip (sequential)`,
+      roundTrips.map((us) => us / 1000),
+      "ms",
+    );
+    report(
+      `daytona (fake)+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`,
+      await concurrentSleepWall({ environment, transport, runs: 3 }),
+      "ms",
+    );
     report(`daytona (fake)+${name}: executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport, runs: 5 }), "ms");
   }
   await environment.close();

@@ -63,7 +63,9 @@ export function daytonaFiles(connection: SandboxConnection): Required<NativeFile
 
 async function classify(connection: SandboxConnection, path: string, error: unknown): Promise<CodecallError> {
   const q = shellQuote(path);
-  const check = await connection.run(`if [ -d ${q} ]; then exit ${DIRECTORY}; elif [ -e ${q} ]; then exit 5; else exit ${NOT_FOUND}; fi`).catch(() => undefined);
+  const check = await connection
+    .run(`if [ -d ${q} ]; then exit ${DIRECTORY}; elif [ -e ${q} ]; then exit 5; else exit ${NOT_FOUND}; fi`)
+    .catch(() => undefined);
   if (check?.exitCode === NOT_FOUND) return new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`, { cause: error });
   if (check?.exitCode === DIRECTORY) return new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`, { cause: error });
   return new CodecallError("ENVIRONMENT_FAILED", `daytona: could not read ${path}: ${errorMessage(error)}`, { cause: error });

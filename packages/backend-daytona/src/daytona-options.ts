@@ -11,7 +11,11 @@ const absolute = (path: string) => (path.startsWith("/") ? undefined : "must be 
 /** The Daytona backend's options (the resolver and the CLI read them under this name). */
 export const environmentOptions = defineOptions("daytona", {
   apiKey: { type: "string", secret: true, defaultText: "`DAYTONA_API_KEY` (env, `.env`)", description: "the Daytona API key" },
-  apiUrl: { type: "string", defaultText: "`DAYTONA_API_URL`, else Daytona's cloud", description: "the Daytona API, e.g. `https://app.daytona.io/api`" },
+  apiUrl: {
+    type: "string",
+    defaultText: "`DAYTONA_API_URL`, else Daytona's cloud",
+    description: "the Daytona API, e.g. `https://app.daytona.io/api`",
+  },
   target: { type: "string", defaultText: "`DAYTONA_TARGET`, else the organization's", description: "the region new sandboxes run in" },
   sandbox: { type: "string", description: "id or name of an existing sandbox to use (started if stopped; never deleted by `close()`)" },
   image: { type: "string", description: "image of a new sandbox, e.g. `python:3.12-slim` (Daytona builds it on first use)" },
@@ -30,7 +34,12 @@ export const environmentOptions = defineOptions("daytona", {
   ephemeral: { type: "boolean", default: true, description: "a new sandbox is deleted once it stops, not kept" },
   networkBlockAll: { type: "boolean", default: false, description: "a new sandbox gets no network at all" },
   networkAllowList: { type: "list", default: [], description: "CIDR ranges a new sandbox may reach (up to 5); nothing else" },
-  workdir: { type: "string", defaultText: "the sandbox's", description: "working directory of commands, base of relative file paths", check: absolute },
+  workdir: {
+    type: "string",
+    defaultText: "the sandbox's",
+    description: "working directory of commands, base of relative file paths",
+    check: absolute,
+  },
   env: { type: "env", default: {}, description: "variables every command gets (not with `clearEnv`); part of `defaultEnv()`" },
   tempRoot: { type: "string", defaultText: "`$TMPDIR` or `/tmp`", description: "where `tempDir()` creates directories", check: absolute },
   startTimeoutMs: {

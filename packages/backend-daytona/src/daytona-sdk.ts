@@ -76,12 +76,7 @@ export interface SandboxProcess {
   executeSessionCommand(sessionId: string, request: SessionExecuteRequest, timeout?: number): Promise<SessionExecuteResult>;
   getSessionCommand(sessionId: string, commandId: string): Promise<{ exitCode?: number }>;
   getSessionCommandLogs(sessionId: string, commandId: string): Promise<SessionLogs>;
-  getSessionCommandLogs(
-    sessionId: string,
-    commandId: string,
-    onStdout: (chunk: string) => void,
-    onStderr: (chunk: string) => void,
-  ): Promise<void>;
+  getSessionCommandLogs(sessionId: string, commandId: string, onStdout: (chunk: string) => void, onStderr: (chunk: string) => void): Promise<void>;
   sendSessionCommandInput(sessionId: string, commandId: string, data: string): Promise<void>;
 }
 

@@ -20,6 +20,7 @@
 /** Far above one encoded chunk (48 KiB read → 64 KiB of base64 in tagged lines). */
 const MAX_PENDING_CHARS = 1024 * 1024;
 
+// eslint-disable-next-line no-control-regex -- these control bytes are exactly what is to be dropped
 const LEAKED_LABEL_BYTES = /[\x01\x02]/g;
 const BASE64 = /^[A-Za-z0-9+/]+=*$/;
 

@@ -6,7 +6,14 @@
  */
 import { CodecallError, errorMessage } from "@codecall/core";
 import { collectProcess, debugLogger, newRunId, type ExecChannel, type ExecRequest } from "@codecall/core/backend-kit";
-import { loadDaytonaSdk, type DaytonaClient, type DaytonaClientConfig, type DaytonaSandbox, type SandboxCreateParams, type SdkImporter } from "./daytona-sdk.js";
+import {
+  loadDaytonaSdk,
+  type DaytonaClient,
+  type DaytonaClientConfig,
+  type DaytonaSandbox,
+  type SandboxCreateParams,
+  type SdkImporter,
+} from "./daytona-sdk.js";
 import { sdkFailure, statusOf } from "./daytona-errors.js";
 import type { ParsedDaytonaOptions } from "./daytona-options.js";
 import { LivenessWatch } from "./liveness-watch.js";
@@ -202,14 +209,20 @@ export class SandboxConnection {
       if (statusOf(error) === 404) return this.#markGone(`the sandbox ${sandbox.id} was deleted`);
       this.#apiFailures += 1;
       if (this.#apiFailures < API_FAILURES_TOLERATED) return undefined;
-      return new CodecallError("ENVIRONMENT_FAILED", `daytona: cannot reach the Daytona API to check the sandbox ${sandbox.id}: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      return new CodecallError(
+        "ENVIRONMENT_FAILED",
+        `daytona: cannot reach the Daytona API to check the sandbox ${sandbox.id}: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const state = sandbox.state ?? "unknown";
     if (!DEAD_STATES.has(state)) return undefined;
     const reason = sandbox.errorReason ? ` (${sandbox.errorReason})` : "";
-    return this.#markGone(state === "destroyed" || state === "destroying" ? `the sandbox ${sandbox.id} was deleted` : `the sandbox ${sandbox.id} is ${state}${reason}`);
+    return this.#markGone(
+      state === "destroyed" || state === "destroying" ? `the sandbox ${sandbox.id} was deleted` : `the sandbox ${sandbox.id} is ${state}${reason}`,
+    );
   }
 
   #markGone(why: string): CodecallError {

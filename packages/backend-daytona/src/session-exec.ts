@@ -72,7 +72,7 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   #inputBytes = 0;
   /** `closed` once the writer closed stdin, `sent` once the command has been told. */
   #inputState: "open" | "closed" | "sent" = "open";
-  #inputError: unknown;
+  #inputError: CodecallError | undefined;
   #pumping: Promise<void> | undefined;
   // the command in the daemon
   #launched = false;

@@ -63,6 +63,8 @@ export class FakeDaytona {
   failNextStart: string | undefined;
   /** The next log WebSocket opened is cut after this many messages. */
   dropNextLogStreamAfter: number | undefined;
+  /** The connection of the next synchronous session command is cut while it runs. */
+  dropNextSyncCommand = false;
   readonly #shell: string;
   readonly #server: Server;
   readonly #wss = new WebSocketServer({ noServer: true });
@@ -238,11 +240,18 @@ export class FakeDaytona {
       const { sessionId } = (await readJson(request)) as { sessionId: string };
       if (sandbox.sessions.has(sessionId)) return send(response, 409, { statusCode: 409, message: "session already exists" });
       const env = { PATH: process.env.PATH, HOME: sandbox.home, LANG: "C.UTF-8", FAKE_DAYTONA_SANDBOX: sandbox.id };
-      sandbox.sessions.set(sessionId, new SessionShell(sessionId, path.join(STATE_DIR, sandbox.id, "sessions", sessionId), sandbox.home, env, this.#shell));
+      sandbox.sessions.set(
+        sessionId,
+        new SessionShell(sessionId, path.join(STATE_DIR, sandbox.id, "sessions", sessionId), sandbox.home, env, this.#shell),
+      );
       return send(response, 201, {});
     }
     if (route === "/process/session" && method === "GET") {
-      return send(response, 200, [...sandbox.sessions.values()].map((session) => sessionDto(session)));
+      return send(
+        response,
+        200,
+        [...sandbox.sessions.values()].map((session) => sessionDto(session)),
+      );
     }
     const sessionMatch = /^\/process\/session\/([^/]+)(?:\/(exec)|\/command\/([^/]+)(\/logs|\/input)?)?$/.exec(route);
     const session = sessionMatch ? sandbox.sessions.get(decodeURIComponent(sessionMatch[1]!)) : undefined;
@@ -261,7 +270,12 @@ export class FakeDaytona {
       const command = session.commands.get(commandId!);
       if (!command) return send(response, 404, { statusCode: 404, message: "command not found" });
       await refreshExit(command);
-      if (!action) return send(response, 200, { id: command.id, command: command.command, ...(command.exitCode === undefined ? {} : { exitCode: command.exitCode }) });
+      if (!action)
+        return send(response, 200, {
+          id: command.id,
+          command: command.command,
+          ...(command.exitCode === undefined ? {} : { exitCode: command.exitCode }),
+        });
       if (action === "/input") return this.#input(command, request, response);
       const log = await readFile(command.log);
       const { stdout, stderr } = demultiplex(log);
@@ -282,8 +296,8 @@ export class FakeDaytona {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const output: Buffer[] = [];
-    child.stdout!.on("data", (chunk: Buffer) => output.push(chunk));
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
     let timedOut = false;
     const timer =
       body.timeout && body.timeout > 0
@@ -310,6 +324,10 @@ export class FakeDaytona {
     const async = body.runAsync === true || body.async === true;
     const command = session.run(body.command, async, body.suppressInputEcho === true);
     if (async) return send(response, 202, { cmdId: command.id });
+    if (this.dropNextSyncCommand) {
+      this.dropNextSyncCommand = false;
+      return void setTimeout(() => request.socket.destroy(), 200);
+    }
     // The daemon polls the exit file every 50 ms, then answers with the log.
     while (!(await refreshExit(command))) {
       if (sandbox.state === "destroyed") return void this.#hanging.add(response);
@@ -317,12 +335,19 @@ export class FakeDaytona {
     }
     const log = await readFile(command.log);
     const { stdout, stderr } = demultiplex(log);
-    send(response, 200, { cmdId: command.id, exitCode: command.exitCode, output: log.toString("utf8"), stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") });
+    send(response, 200, {
+      cmdId: command.id,
+      exitCode: command.exitCode,
+      output: log.toString("utf8"),
+      stdout: stdout.toString("utf8"),
+      stderr: stderr.toString("utf8"),
+    });
   }
 
   async #input(command: SessionCommand, request: IncomingMessage, response: ServerResponse): Promise<void> {
     let { data } = (await readJson(request)) as { data: string };
-    if (command.exitCode !== undefined) return send(response, 410, { statusCode: 410, message: `command has already completed with exit code ${command.exitCode}` });
+    if (command.exitCode !== undefined)
+      return send(response, 410, { statusCode: 410, message: `command has already completed with exit code ${command.exitCode}` });
     if (!data.endsWith("\n")) data += "\n";
     const pipe = await open(command.input, "w");
     try {

@@ -37,7 +37,13 @@ describeIntegration("codecall run --backend daytona", existsSync(cliBin) ? undef
       'import os\nfrom codecall import terminal\nprint(os.getcwd(), terminal("pwd")["output"].strip())\n',
     );
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", output: "/tmp /tmp\n", toolCallsMade: 1, backend: "daytona", transport: "stream" });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "success",
+      output: "/tmp /tmp\n",
+      toolCallsMade: 1,
+      backend: "daytona",
+      transport: "stream",
+    });
     expect(run.code).toBe(0);
     const created = fake.requests.filter((request) => request.method === "POST" && request.path === "/api/sandbox");
     expect(created.length).toBeGreaterThan(0);
@@ -58,7 +64,10 @@ describeIntegration("codecall run --backend daytona", existsSync(cliBin) ? undef
   });
 
   it("reports a refused API key without printing it", async () => {
-    const run = await codecall(["--backend", "daytona", "-o", "apiKey=dtn_wrong_key", "-o", `apiUrl=${fake.apiUrl}`, "-o", "target=fake", "-"], "print(1)\n");
+    const run = await codecall(
+      ["--backend", "daytona", "-o", "apiKey=dtn_wrong_key", "-o", `apiUrl=${fake.apiUrl}`, "-o", "target=fake", "-"],
+      "print(1)\n",
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/the Daytona API refused the credentials \(401\)/);
     expect(run.stderr).not.toContain("dtn_wrong_key");

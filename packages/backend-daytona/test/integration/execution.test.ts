@@ -50,11 +50,17 @@ describeIntegration("daytona: transport auto, and either SDK name", undefined, (
     const imported: string[] = [];
     const onlyNewName = (specifier: string) => {
       imported.push(specifier);
-      if (specifier === "@daytonaio/sdk") return Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" }));
+      if (specifier === "@daytonaio/sdk")
+        return Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" }));
       return import(specifier);
     };
     await using environment = await new DaytonaEnvironment({ ...fake.connection }, onlyNewName).start();
-    const result = await executeCode({ code: "from codecall import echo\nprint(echo('hi'))", environment, transport: createStreamTransport(), tools: [] });
+    const result = await executeCode({
+      code: "from codecall import echo\nprint(echo('hi'))",
+      environment,
+      transport: createStreamTransport(),
+      tools: [],
+    });
     expect(imported).toEqual(["@daytonaio/sdk", "@daytona/sdk"]);
     expect(result.status).toBe("error");
     expect((await environment.execute("echo via-new-name")).stdout).toBe("via-new-name\n");

@@ -32,7 +32,9 @@ describe("credentials", () => {
   it("with a wrong API key, reports the API's refusal without the key", async () => {
     const key = "dtn_wrong-key-0123456789";
     const error = await createEnvironment({ ...fake.connection, apiKey: key }).catch((caught: unknown) => caught);
-    expect((error as Error).message).toMatch(/^daytona: creating the sandbox codecall-\w+ failed: the Daytona API refused the credentials \(401\): Invalid credentials/);
+    expect((error as Error).message).toMatch(
+      /^daytona: creating the sandbox codecall-\w+ failed: the Daytona API refused the credentials \(401\): Invalid credentials/,
+    );
     expect((error as Error).message).not.toContain(key);
     const create = fake.requests.filter((request) => request.method === "POST" && request.path === "/api/sandbox").at(-1);
     expect(create?.authorization).toBe(`Bearer ${key}`);
@@ -123,6 +125,15 @@ describe("connections", () => {
     expect(output).toBe(Array.from({ length: 40 }, (_, index) => `line-${index}\n`).join(""));
     expect(exit.exitCode).toBe(5);
     expect(fake.requestsTo("/logs").filter((request) => request.method === "WS").length).toBeGreaterThan(1);
+  });
+
+  it("fails a command whose request drops with the connection's error, and goes on with the next", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    fake.dropNextSyncCommand = true;
+    await expect(environment.execute("sleep 1; echo late")).rejects.toThrow(
+      /^The daytona environment lost the command: daytona: running a command failed: .*(socket hang up|ECONNRESET)/,
+    );
+    expect((await environment.execute("echo next")).stdout).toBe("next\n");
   });
 
   it("names both SDK packages when neither is installed", async () => {
