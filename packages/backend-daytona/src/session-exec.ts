@@ -290,7 +290,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   async #closeInput(): Promise<void> {
     if (this.#inputState !== "open") return;
     this.#inputState = "closed";
-    if (!this.#streaming) return this.#launch();
+    // A command run to completion starts now, with all of its stdin; closing does not wait for it.
+    if (!this.#streaming) return void this.#launch();
     if (this.#commandId !== undefined) {
       this.#pump();
       await this.#pumping;
