@@ -136,6 +136,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     let session: string | undefined;
     try {
       session = await pool.acquire();
+      // Closed or lost while the session was made: nothing is to run.
+      if (this.#settled) return pool.release(session);
       this.#session = session;
       const stdin = concat(this.#input.splice(0));
       this.#inputBytes = 0;
