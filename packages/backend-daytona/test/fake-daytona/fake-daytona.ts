@@ -43,6 +43,10 @@ export interface FakeSandbox {
   readonly labels: Record<string, string>;
   readonly params: Record<string, unknown>;
   readonly home: string;
+  /** The sandbox's own temp dir (`TMPDIR` of its commands), as a real sandbox has its own /tmp. */
+  readonly tmp: string;
+  /** Where its sessions keep their logs. */
+  readonly dir: string;
   readonly sessions: Map<string, SessionShell>;
 }
 
@@ -53,7 +57,6 @@ export interface RequestRecord {
   authorization: string | undefined;
 }
 
-const STATE_DIR = mkdtempSync(path.join(tmpdir(), "codecall-fake-daytona-"));
 
 export class FakeDaytona {
   readonly apiKey: string;
@@ -71,6 +74,8 @@ export class FakeDaytona {
   readonly #sockets = new Set<Socket>();
   /** Requests and sockets of deleted sandboxes, left hanging (a proxy that never answers). */
   readonly #hanging = new Set<ServerResponse | WebSocket>();
+  /** Every sandbox's home, temp dir and session logs; removed on close. Short: socket paths live below it. */
+  readonly #stateDir = mkdtempSync(path.join(tmpdir(), "cc-fake-dt-"));
   #port = 0;
 
   private constructor(options: FakeDaytonaOptions) {
@@ -117,6 +122,7 @@ export class FakeDaytona {
     for (const client of this.#wss.clients) client.terminate();
     for (const socket of this.#sockets) socket.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    rmSync(this.#stateDir, { recursive: true, force: true });
   }
 
   // --- routing -------------------------------------------------------------------------------
@@ -171,8 +177,11 @@ export class FakeDaytona {
     const name = typeof params.name === "string" ? params.name : undefined;
     if (name && this.#find(name)) return send(response, 409, { statusCode: 409, message: `Sandbox with name ${name} already exists` });
     const id = randomUUID();
-    const home = path.join(STATE_DIR, id, "home");
+    const dir = path.join(this.#stateDir, id.slice(0, 8));
+    const home = path.join(dir, "home");
+    const tmp = path.join(dir, "tmp");
     mkdirSync(home, { recursive: true });
+    mkdirSync(tmp);
     const sandbox: FakeSandbox = {
       id,
       name: name ?? id,
@@ -180,6 +189,8 @@ export class FakeDaytona {
       labels: (params.labels as Record<string, string>) ?? {},
       params,
       home,
+      tmp,
+      dir,
       sessions: new Map(),
     };
     if (this.failNextStart !== undefined) {
@@ -239,10 +250,10 @@ export class FakeDaytona {
     if (route === "/process/session" && method === "POST") {
       const { sessionId } = (await readJson(request)) as { sessionId: string };
       if (sandbox.sessions.has(sessionId)) return send(response, 409, { statusCode: 409, message: "session already exists" });
-      const env = { PATH: process.env.PATH, HOME: sandbox.home, LANG: "C.UTF-8", FAKE_DAYTONA_SANDBOX: sandbox.id };
+      const env = { PATH: process.env.PATH, HOME: sandbox.home, TMPDIR: sandbox.tmp, LANG: "C.UTF-8", FAKE_DAYTONA_SANDBOX: sandbox.id };
       sandbox.sessions.set(
         sessionId,
-        new SessionShell(sessionId, path.join(STATE_DIR, sandbox.id, "sessions", sessionId), sandbox.home, env, this.#shell),
+        new SessionShell(sessionId, path.join(sandbox.dir, "sessions", sessionId), sandbox.home, env, this.#shell),
       );
       return send(response, 201, {});
     }
@@ -291,7 +302,7 @@ export class FakeDaytona {
     if (argv.length === 0) return send(response, 400, { statusCode: 400, message: "empty command" });
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: body.cwd ?? sandbox.home,
-      env: { PATH: process.env.PATH, HOME: sandbox.home, FAKE_DAYTONA_SANDBOX: sandbox.id },
+      env: { PATH: process.env.PATH, HOME: sandbox.home, TMPDIR: sandbox.tmp, FAKE_DAYTONA_SANDBOX: sandbox.id },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -597,5 +608,3 @@ function killTree(sandboxId: string): void {
   }
 }
 
-/** Removes the fake's state when the test process ends. */
-process.on("exit", () => rmSync(STATE_DIR, { recursive: true, force: true }));

@@ -23,7 +23,7 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     const environment = await createEnvironment({ ...fake.connection, labels: { owner: "debug-test" } });
     try {
       expect((await environment.execute("exit 4", { cwd: "/tmp", env: { TOKEN_LIKE: KEY } })).exitCode).toBe(4);
-      await environment.writeFile("/tmp/codecall-debug-test.txt", "x");
+      await environment.writeFile("debug-test.txt", "x");
     } finally {
       await environment.close();
     }
