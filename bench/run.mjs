@@ -12,6 +12,7 @@ const benches = [
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
   { file: "modal.mjs", optional: true },
+  { file: "daytona.mjs", optional: true },
 ];
 const only = process.argv.slice(2);
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;

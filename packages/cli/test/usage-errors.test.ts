@@ -34,7 +34,12 @@ describe("codecall usage errors", () => {
   });
 
   it("says which package to install for a backend that is not installed", async () => {
-    const result = await runCli(["run", "--backend", "daytona", "-"], { stdin: "print(1)" });
+    // Resolved from a directory with no packages, without NODE_PATH: pnpm sets it to the hoisted
+    // store when it runs the tests, where every workspace package (this backend among them) is
+    // found. So the package is missing for real, as it is for a user who did not install it.
+    const cwd = await mkdtemp(path.join(tmpdir(), "codecall-no-backend-"));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_PATH"));
+    const result = await runCli(["run", "--backend", "daytona", "-"], { stdin: "print(1)", cwd, env }).finally(() => rm(cwd, { recursive: true }));
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "codecall: The daytona backend needs the package @codecall/backend-daytona, which is not installed. Install it: npm install @codecall/backend-daytona\n",

@@ -38,6 +38,12 @@ export interface ExecRequest {
    * execs run at once must never queue these behind the very commands they are meant to end.
    */
   control?: boolean;
+  /**
+   * Set for `spawn()`: stdin may be written and output read while the command runs. Unset for
+   * commands run to completion (`execute`, helpers, kills), whose stdin is written whole and closed
+   * at once: a backend with a cheaper request/response call may use it for these.
+   */
+  streaming?: boolean;
 }
 
 /** How a backend starts a command: `argv` for exec APIs that take one, `command` for a shell line. */
@@ -86,7 +92,7 @@ export class RemoteExecutor {
     // which saves a round trip on the first call (RPC pollers make many of these). One fed input
     // is ended when that input cannot be written (see collectProcess).
     const killable = options.timeoutMs !== undefined || options.signal !== undefined || options.stdin !== undefined;
-    const process = await this.#launch(command, options, killable);
+    const process = await this.#launch(command, options, { killable, streaming: false });
     const collected = await collectProcess(process, {
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
@@ -99,7 +105,7 @@ export class RemoteExecutor {
 
   /** Starts a command with streaming stdio (see `Environment.spawn`). */
   spawn(command: string, options: SpawnOptions = {}): Promise<RemoteProcess> {
-    return this.#launch(command, options, true);
+    return this.#launch(command, options, { killable: true, streaming: true });
   }
 
   /** Kills every command still running and removes the pidfile directory (for the environment's close). */
@@ -115,14 +121,15 @@ export class RemoteExecutor {
     return this.#run(shellExec(script), stdin);
   }
 
-  async #launch(command: string, options: SpawnOptions, killable: boolean): Promise<RemoteProcess> {
+  async #launch(command: string, options: SpawnOptions, mode: { killable: boolean; streaming: boolean }): Promise<RemoteProcess> {
+    const { killable, streaming } = mode;
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
     const number = (this.#launched += 1);
     const name = () => `${this.#backendId} command ${number}`;
     log(() => `${name()}: ${describeCommand(command, options)}`);
     const started = performance.now();
-    const channel = await this.#start(wrapped);
+    const channel = await this.#start(streaming ? { ...wrapped, streaming } : wrapped);
     // When the in-environment timeout has surely ended the command, wherever the host stands.
     const backstopAt = options.timeoutMs === undefined ? Infinity : Date.now() + inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS;
     const killTree = (graceMs: number) => {

@@ -1,0 +1,66 @@
+// Daytona backend against the fake Daytona of the package's tests (packages/backend-daytona/test/
+// fake-daytona: a local control API and toolbox daemon whose session commands really run on this
+// machine), driven by the real SDK. These are FAKE-SERVER numbers: they show what the backend and
+// the SDK cost on top of the daemon's own waits (its 50 ms exit poll for synchronous commands, its
+// 20 ms log poll), not what the Daytona cloud costs — there every API call also pays a network
+// round trip to the toolbox proxy.
+import { fileURLToPath } from "node:url";
+import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+
+const skip = (reason) => {
+  console.error(`SKIP: ${reason}`);
+  process.exit(1);
+};
+
+const [daytona, file, stream, { tsImport }] = await Promise.all(
+  ["@codecall/backend-daytona", "@codecall/transport-file", "@codecall/transport-stream", "tsx/esm/api"].map((name) =>
+    import(name).catch(() => skip(`${name} is not installed for bench/`)),
+  ),
+);
+const fakeModule = fileURLToPath(new URL("../packages/backend-daytona/test/fake-daytona/fake-daytona.ts", import.meta.url));
+const { FakeDaytona } = await tsImport(fakeModule, import.meta.url);
+const fake = await FakeDaytona.start();
+
+try {
+  report(
+    "daytona (fake): createEnvironment (create sandbox, SDK client) + close",
+    await timeRepeated(10, async () => {
+      const environment = await daytona.createEnvironment({ ...fake.connection });
+      await environment.close();
+    }),
+    "ms",
+  );
+
+  const environment = await daytona.createEnvironment({ ...fake.connection });
+  await environment.execute("true");
+  report('daytona (fake): no-op execute("true") (one session call)', await timeRepeated(30, () => environment.execute("true")), "ms");
+  report(
+    'daytona (fake): 10 concurrent executeOneshot("true"), wall time',
+    await timeRepeated(5, () => Promise.all(Array.from({ length: 10 }, () => environment.executeOneshot("true")))),
+    "ms",
+  );
+  const calls = fake.requests.length;
+  await environment.execute("true");
+  console.log(`daytona (fake): API calls per warm execute: ${fake.requests.length - calls}`);
+
+  for (const [name, transport] of [
+    ["stream", stream.createTransport()],
+    ["file", file.createTransport()],
+  ]) {
+    const roundTrips = await noopRoundTrips({ environment, transport, calls: 50, warmup: 5 });
+    report(
+      `daytona (fake)+${name}: no-op tool call round trip (sequential)`,
+      roundTrips.map((us) => us / 1000),
+      "ms",
+    );
+    report(
+      `daytona (fake)+${name}: 10 concurrent terminal('sleep 0.3') calls, wall time`,
+      await concurrentSleepWall({ environment, transport, runs: 3 }),
+      "ms",
+    );
+    report(`daytona (fake)+${name}: executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport, runs: 5 }), "ms");
+  }
+  await environment.close();
+} finally {
+  await fake.close();
+}

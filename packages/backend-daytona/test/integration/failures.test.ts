@@ -1,0 +1,148 @@
+// What goes wrong with a cloud sandbox, against the fake Daytona and the real SDK: credentials,
+// a sandbox that does not start, one deleted under a running script, a log stream that breaks
+// off, a missing SDK; and whose sandbox close() deletes.
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { CodecallError, executeCode } from "@codecall/core";
+import { createTransport as createStreamTransport } from "@codecall/transport-stream";
+import { createEnvironment, DaytonaEnvironment } from "../../src/index.js";
+import { FakeDaytona } from "../fake-daytona/fake-daytona.js";
+
+const fake = await FakeDaytona.start();
+afterAll(() => fake.close());
+
+const refuseSdk = (names: string[]) => (specifier: string) =>
+  names.includes(specifier)
+    ? Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}' imported from here`), { code: "ERR_MODULE_NOT_FOUND" }))
+    : import(specifier);
+
+describe("credentials", () => {
+  beforeEach(() => {
+    delete process.env.DAYTONA_API_KEY;
+    delete process.env.DAYTONA_JWT_TOKEN;
+  });
+
+  it("without an API key, says how to give one, before any request", async () => {
+    const before = fake.requests.length;
+    const error = await createEnvironment({ apiUrl: fake.apiUrl, target: "fake" }).catch((caught: unknown) => caught);
+    expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);
+    expect((error as Error).message).toMatch(/^daytona: no API key: give apiKey .* or set DAYTONA_API_KEY/);
+    expect(fake.requests.slice(before).filter((request) => request.method !== "WS")).toEqual([]);
+  });
+
+  it("with a wrong API key, reports the API's refusal without the key", async () => {
+    const key = "dtn_wrong-key-0123456789";
+    const error = await createEnvironment({ ...fake.connection, apiKey: key }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(
+      /^daytona: creating the sandbox codecall-\w+ failed: the Daytona API refused the credentials \(401\): Invalid credentials/,
+    );
+    expect((error as Error).message).not.toContain(key);
+    const create = fake.requests.filter((request) => request.method === "POST" && request.path === "/api/sandbox").at(-1);
+    expect(create?.authorization).toBe(`Bearer ${key}`);
+  });
+});
+
+describe("the sandbox's life", () => {
+  it("reports a sandbox that fails to start, and deletes it", async () => {
+    fake.failNextStart = "no runner has capacity";
+    const before = new Set(fake.sandboxes.keys());
+    const error = await createEnvironment({ ...fake.connection, image: "python:3.12-slim" }).catch((caught: unknown) => caught);
+    expect((error as Error).message).toMatch(/^daytona: creating the sandbox codecall-\w+ failed: .*no runner has capacity/);
+    expect([...fake.sandboxes.keys()].filter((id) => !before.has(id))).toEqual([]);
+  });
+
+  it("deletes the sandbox it created on close, once", async () => {
+    const environment = await createEnvironment({ ...fake.connection });
+    const id = await environment.sandboxId();
+    expect(fake.sandboxes.get(id)?.params).toMatchObject({ labels: { codecall: "true" }, autoStopInterval: 15, autoDeleteInterval: 0 });
+    await environment.close();
+    await environment.close();
+    expect(fake.sandboxes.has(id)).toBe(false);
+    expect(fake.requestsTo(`/api/sandbox/${id}`).filter((request) => request.method === "DELETE")).toHaveLength(1);
+    await expect(environment.execute("true")).rejects.toThrow(/closed/);
+  });
+
+  it("attaches to an existing sandbox, starting it, and leaves it running with none of its sessions", async () => {
+    const owner = await createEnvironment({ ...fake.connection });
+    const id = await owner.sandboxId();
+    const sandbox = fake.sandboxes.get(id)!;
+    const sessionsBefore = new Set(sandbox.sessions.keys());
+    sandbox.state = "stopped";
+    const attached = await createEnvironment({ ...fake.connection, sandbox: sandbox.name });
+    expect(fake.requestsTo(`/api/sandbox/${id}/start`)).toHaveLength(1);
+    expect((await attached.execute("echo attached")).stdout).toBe("attached\n");
+    await attached.close();
+    expect(fake.sandboxes.get(id)?.state).toBe("started");
+    expect([...sandbox.sessions.keys()].filter((session) => !sessionsBefore.has(session))).toEqual([]);
+    await owner.close();
+    expect(fake.sandboxes.has(id)).toBe(false);
+  });
+
+  it("names a sandbox to attach to that does not exist", async () => {
+    await expect(createEnvironment({ ...fake.connection, sandbox: "no-such-sandbox" })).rejects.toThrow(
+      'daytona: there is no sandbox "no-such-sandbox" (option sandbox)',
+    );
+  });
+});
+
+describe("a sandbox deleted under running work", () => {
+  it("turns a running script into an error result quickly, not a hang", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, livenessIntervalMs: 300 });
+    const id = await environment.sandboxId();
+    const started = performance.now();
+    const running = executeCode({
+      code: "import time\nprint('working', flush=True)\ntime.sleep(120)",
+      environment,
+      transport: createStreamTransport(),
+      tools: [],
+      limits: { timeoutMs: 100_000 },
+    });
+    // Whether the script is still starting or already sleeping, the result must be the same.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    fake.deleteSandbox(id);
+    const result = await running;
+    expect(result.status).toBe("error");
+    expect(result.error).toMatch(/the sandbox .* was deleted/);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
+  it("fails a command in flight and every later one with the reason", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, livenessIntervalMs: 300 });
+    const id = await environment.sandboxId();
+    const pending = environment.execute("sleep 120");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    fake.deleteSandbox(id);
+    await expect(pending).rejects.toThrow(/the sandbox .* was deleted/);
+    await expect(environment.execute("true")).rejects.toThrow(/was deleted/);
+  });
+});
+
+describe("connections", () => {
+  it("catches up when the log stream drops mid-command: every byte once, in order", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    fake.dropNextLogStreamAfter = 2;
+    const child = await environment.spawn("i=0; while [ $i -lt 40 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done; exit 5");
+    const [output, exit] = await Promise.all([new Response(child.stdout).text(), child.wait()]);
+    expect(output).toBe(Array.from({ length: 40 }, (_, index) => `line-${index}\n`).join(""));
+    expect(exit.exitCode).toBe(5);
+    expect(fake.requestsTo("/logs").filter((request) => request.method === "WS").length).toBeGreaterThan(1);
+  });
+
+  it("fails a command whose request drops with the connection's error, and goes on with the next", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    fake.dropNextSyncCommand = true;
+    await expect(environment.execute("sleep 1; echo late")).rejects.toThrow(
+      /^The daytona environment lost the command: daytona: running a command failed: .*(socket hang up|ECONNRESET)/,
+    );
+    expect((await environment.execute("echo next")).stdout).toBe("next\n");
+  });
+
+  it("names both SDK packages when neither is installed", async () => {
+    const environment = new DaytonaEnvironment({ ...fake.connection }, refuseSdk(["@daytonaio/sdk", "@daytona/sdk"]));
+    const error = await environment.start().catch((caught: unknown) => caught);
+    expect(CodecallError.isInstance(error, "PACKAGE_NOT_INSTALLED")).toBe(true);
+    expect((error as Error).message).toBe(
+      "The daytona backend needs the Daytona SDK, which is not installed. Install either name of it: npm install @daytonaio/sdk (or npm install @daytona/sdk, the same API under its new name)",
+    );
+    await environment.close();
+  });
+});

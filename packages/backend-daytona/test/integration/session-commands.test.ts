@@ -1,0 +1,63 @@
+// How commands use the daemon's sessions, counted at the fake: one API call per command once a
+// session is idle, a session per command running at once, and stdio that is binary-safe both ways
+// although the daemon's session log is line-based text.
+import { afterAll, expect, it } from "vitest";
+import { describeIntegration } from "@codecall/conformance";
+import { createEnvironment } from "../../src/index.js";
+import { FakeDaytona } from "../fake-daytona/fake-daytona.js";
+
+const fake = await FakeDaytona.start();
+afterAll(() => fake.close());
+
+const toolboxCalls = (since: number) =>
+  fake.requests
+    .slice(since)
+    .filter((request) => request.path.includes("/toolbox/"))
+    .map(
+      (request) =>
+        `${request.method} ${request.path
+          .replace(/^\/toolbox\/[^/]+/, "")
+          .replace(/codecall-\w+-(\d+)/, "S$1")
+          .replace(/cmd-[\w-]+/, "C")}`,
+    );
+
+describeIntegration("daytona session commands", undefined, () => {
+  it("costs one API call per command once a session is idle, and a session per command running at once", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    let mark = fake.requests.length;
+    for (let index = 0; index < 3; index += 1) expect((await environment.execute(`echo ${index}`)).stdout).toBe(`${index}\n`);
+    expect(toolboxCalls(mark)).toEqual([
+      "POST /process/session",
+      "POST /process/session/S1/exec",
+      "POST /process/session/S1/exec",
+      "POST /process/session/S1/exec",
+    ]);
+    mark = fake.requests.length;
+    await Promise.all(Array.from({ length: 3 }, () => environment.execute("sleep 0.3")));
+    const calls = toolboxCalls(mark);
+    expect(calls.filter((call) => call === "POST /process/session")).toHaveLength(2);
+    expect(calls.filter((call) => call.endsWith("/exec"))).toHaveLength(3);
+  });
+
+  it("carries every byte value both ways through a spawned process, as it is written", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    const child = await environment.spawn("cat; printf 'no newline at the end'");
+    const bytes = Uint8Array.from({ length: 1024 }, (_, index) => index % 256);
+    const writer = child.stdin.getWriter();
+    const reader = child.stdout.getReader();
+    await writer.write(bytes);
+    const received: number[] = [];
+    while (received.length < bytes.length) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received.push(...value);
+    }
+    // The echo arrives while stdin is still open: the stream is live, not collected at the end.
+    expect(received).toEqual([...bytes]);
+    await writer.close();
+    let rest = "";
+    for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
+    expect(rest).toBe("no newline at the end");
+    expect(await child.wait()).toEqual({ exitCode: 0 });
+  });
+});
