@@ -113,11 +113,15 @@ def decode_answer(data: bytes) -> Any:
         raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
 
 
+def response_outcome(message: Any, tool: Optional[str]) -> tuple[Any, Optional[ToolError]]:
+    """(result, error) of a call from its JSON-RPC response (a decoded object)."""
+    if not isinstance(message, dict):
+        return None, ToolError("malformed answer from the codecall host: %r" % (message,), tool=tool)
+    if "error" in message:
+        return None, ToolError.from_rpc(message["error"], tool)
+    return message.get("result"), None
+
+
 def settle_response(future: concurrent.futures.Future, message: Any, tool: Optional[str]) -> None:
     """Settles a call's future from its JSON-RPC response (a decoded object)."""
-    if not isinstance(message, dict):
-        settle(future, error=ToolError("malformed answer from the codecall host: %r" % (message,), tool=tool))
-    elif "error" in message:
-        settle(future, error=ToolError.from_rpc(message["error"], tool))
-    else:
-        settle(future, result=message.get("result"))
+    settle(future, *response_outcome(message, tool))
