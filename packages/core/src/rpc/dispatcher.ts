@@ -26,6 +26,7 @@ import {
 import { validateAgainstSchema } from "../schema/validate.js";
 import type { ToolDefinition } from "../tool.js";
 import { constantTimeEqual } from "./constant-time.js";
+import { InFlightCall, isThenable } from "./in-flight-call.js";
 
 /** Default tool-call budget of one run. */
 export const DEFAULT_MAX_TOOL_CALLS = 50;
@@ -91,7 +92,7 @@ export class RpcDispatcher {
   readonly maxFrameBytes: number;
   /** @internal Read by {@link RpcConnection}. */
   readonly maxJsonDepth: number;
-  readonly #inFlight = new Set<AbortController>();
+  readonly #inFlight = new Set<InFlightCall>();
   #toolCallsMade = 0;
   #closedReason: string | undefined;
 
@@ -129,7 +130,7 @@ export class RpcDispatcher {
    */
   close(reason = "the run has ended"): void {
     this.#closedReason ??= reason;
-    for (const controller of this.#inFlight) controller.abort(reason);
+    for (const call of this.#inFlight) call.cancel(reason);
     this.#inFlight.clear();
   }
 
@@ -165,26 +166,23 @@ export class RpcDispatcher {
   }
 
   async #run(id: RpcId, tool: ToolDefinition, args: Record<string, unknown>): Promise<string> {
-    const controller = new AbortController();
-    this.#inFlight.add(controller);
+    const call = new InFlightCall();
+    this.#inFlight.add(call);
     const started = performance.now();
     callSafely(this.#options.onToolCall, { phase: "start", id, name: tool.name, arguments: args });
     log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
     let outcome: { result: unknown } | { failure: string; code: number };
     try {
-      const result = await raceAbort(
-        Promise.resolve().then(() =>
-          tool.execute(args, { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId }),
-        ),
-        controller.signal,
-      );
-      outcome = { result };
+      // A tool that answers synchronously is not awaited: its answer goes out without a detour
+      // through the microtask queue. A sync throw is a failure like a rejection.
+      const value = tool.execute(args, call.context(this.#options.environment, this.#options.runId));
+      outcome = { result: isThenable(value) ? await call.race(value) : value };
     } catch (error) {
-      outcome = controller.signal.aborted
-        ? { failure: `Tool call cancelled: ${errorMessage(controller.signal.reason)}`, code: RpcErrorCode.Cancelled }
+      outcome = call.cancelled
+        ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
         : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
     } finally {
-      this.#inFlight.delete(controller);
+      this.#inFlight.delete(call);
     }
     const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
     const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };
@@ -353,22 +351,4 @@ function isRangeError(error: unknown): boolean {
     // A thrown Proxy whose getPrototypeOf trap throws.
     return false;
   }
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (the tool may keep running). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
