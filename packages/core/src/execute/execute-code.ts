@@ -53,7 +53,13 @@ export async function executeCode(options: ExecuteCodeOptions): Promise<ExecuteC
     const supervised = await superviseScript({
       environment,
       command: launchScriptCommand(run.interpreter, scriptPath, archivePath),
-      env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes }),
+      env: guestEnv({
+        scrubbed: scrubbed.env,
+        transport: opened.session.guestEnv,
+        runDir,
+        maxFrameBytes: limits.maxFrameBytes,
+        liveOutput: options.onStdout !== undefined || options.onStderr !== undefined,
+      }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       limits,
       knownSecrets,

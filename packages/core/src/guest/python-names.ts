@@ -77,7 +77,12 @@ export function assertToolName(name: unknown): void {
 }
 
 /** The guest runtime's modules, shipped beside the tools module (see python-guest.ts). */
-export const GUEST_RUNTIME_MODULES = { protocol: "_codecall_protocol", calls: "_codecall_calls", client: "_codecall_client" } as const;
+export const GUEST_RUNTIME_MODULES = {
+  protocol: "_codecall_protocol",
+  calls: "_codecall_calls",
+  client: "_codecall_client",
+  startup: "sitecustomize",
+} as const;
 
 /** The script's own file in the run dir is `script.py`: a tools module of that name would replace it. */
 const SCRIPT_MODULE = "script";

@@ -1,0 +1,86 @@
+"""sitecustomize (the guest's start-up hook), run in real interpreters that start with the runtime
+dir on PYTHONPATH, as a run's script does."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import _codecall_protocol
+
+# The runtime modules' dir, which holds the hook (sys.modules may hold another sitecustomize).
+RUNTIME_DIR = os.path.dirname(os.path.abspath(_codecall_protocol.__file__))
+TIMEOUT = 20
+
+# Prints without flushing, says on stderr (line-buffered) that it did, then waits to be killed.
+PRINTS_THEN_WAITS = "import sys, time\nprint('partial line')\nsys.stderr.write('ready\\n')\ntime.sleep(60)\n"
+
+
+def start(code, buffered=True, extra_path=None, **options):
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join([RUNTIME_DIR] + ([extra_path] if extra_path else []))}
+    if buffered:
+        env["CODECALL_OUTPUT"] = "buffered"
+    return subprocess.Popen([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
+
+
+def terminate_when_ready(process):
+    """Waits for the script's `ready`, sends SIGTERM, and returns (returncode, stdout)."""
+    assert process.stderr.readline() == b"ready\n"
+    process.send_signal(signal.SIGTERM)
+    stdout, _ = process.communicate(timeout=TIMEOUT)
+    return process.returncode, stdout
+
+
+class SiteCustomizeTest(unittest.TestCase):
+    def test_a_kill_by_sigterm_keeps_what_the_buffer_held_and_ends_by_sigterm(self):
+        self.assertEqual(terminate_when_ready(start(PRINTS_THEN_WAITS)), (-signal.SIGTERM, b"partial line\n"))
+
+    def test_without_the_hook_a_kill_loses_the_buffer(self):
+        # The control: what the test above keeps is the hook's doing, not Python's.
+        self.assertEqual(terminate_when_ready(start(PRINTS_THEN_WAITS, buffered=False)), (-signal.SIGTERM, b""))
+
+    def test_sighup_flushes_too(self):
+        process = start(PRINTS_THEN_WAITS)
+        self.assertEqual(process.stderr.readline(), b"ready\n")
+        process.send_signal(signal.SIGHUP)
+        stdout, _ = process.communicate(timeout=TIMEOUT)
+        self.assertEqual((process.returncode, stdout), (-signal.SIGHUP, b"partial line\n"))
+
+    def test_a_fork_does_not_print_what_the_parent_printed_twice(self):
+        code = "import os\nprint('before fork')\nif os.fork() == 0:\n    print('child')\nelse:\n    os.wait()\n    print('parent')\n"
+        stdout, _ = start(code).communicate(timeout=TIMEOUT)
+        self.assertEqual(stdout, b"before fork\nchild\nparent\n")
+
+    def test_an_ignored_sigterm_stays_ignored(self):
+        process = start(PRINTS_THEN_WAITS, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+        self.assertEqual(process.stderr.readline(), b"ready\n")
+        process.send_signal(signal.SIGTERM)
+        with self.assertRaises(subprocess.TimeoutExpired):
+            process.wait(timeout=0.5)
+        process.kill()
+        process.communicate(timeout=TIMEOUT)
+
+    def test_runs_the_sitecustomize_it_shadows(self):
+        with tempfile.TemporaryDirectory() as other:
+            with open(os.path.join(other, "sitecustomize.py"), "w") as hook:
+                hook.write("import sys\nsys.stdout.write('the interpreter hook ran\\n')\n")
+            code = textwrap.dedent(
+                """
+                import _signal, signal, sys
+                print(sys.modules["sitecustomize"].__file__.endswith("sitecustomize.py"), _signal.getsignal(signal.SIGTERM) != signal.SIG_DFL)
+                """
+            )
+            stdout, stderr = start(code, extra_path=other).communicate(timeout=TIMEOUT)
+        self.assertEqual(stderr, b"")
+        self.assertEqual(stdout, b"the interpreter hook ran\nTrue True\n")
+
+    def test_does_nothing_to_signals_unless_the_output_is_buffered(self):
+        code = "import _signal, signal\nprint(_signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)"
+        stdout, _ = start(code, buffered=False).communicate(timeout=TIMEOUT)
+        self.assertEqual(stdout, b"True\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
