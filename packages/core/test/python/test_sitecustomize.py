@@ -25,9 +25,15 @@ def start(code, buffered=True, extra_path=None, **options):
     return subprocess.Popen([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
 
 
+def ready(process):
+    """Waits until the script said `ready` on stderr."""
+    assert process.stderr is not None
+    return process.stderr.readline() == b"ready\n"
+
+
 def terminate_when_ready(process):
     """Waits for the script's `ready`, sends SIGTERM, and returns (returncode, stdout)."""
-    assert process.stderr.readline() == b"ready\n"
+    assert ready(process)
     process.send_signal(signal.SIGTERM)
     stdout, _ = process.communicate(timeout=TIMEOUT)
     return process.returncode, stdout
@@ -43,7 +49,7 @@ class SiteCustomizeTest(unittest.TestCase):
 
     def test_sighup_flushes_too(self):
         process = start(PRINTS_THEN_WAITS)
-        self.assertEqual(process.stderr.readline(), b"ready\n")
+        self.assertTrue(ready(process))
         process.send_signal(signal.SIGHUP)
         stdout, _ = process.communicate(timeout=TIMEOUT)
         self.assertEqual((process.returncode, stdout), (-signal.SIGHUP, b"partial line\n"))
@@ -55,7 +61,7 @@ class SiteCustomizeTest(unittest.TestCase):
 
     def test_an_ignored_sigterm_stays_ignored(self):
         process = start(PRINTS_THEN_WAITS, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
-        self.assertEqual(process.stderr.readline(), b"ready\n")
+        self.assertTrue(ready(process))
         process.send_signal(signal.SIGTERM)
         with self.assertRaises(subprocess.TimeoutExpired):
             process.wait(timeout=0.5)

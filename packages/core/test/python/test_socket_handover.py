@@ -69,6 +69,11 @@ class HandoverTest(unittest.TestCase):
         self.client = SocketClient(self.host.path, TOKEN)
         self.addCleanup(disconnect, self.client)
 
+    def connection(self):
+        connection = self.client._connection
+        assert connection is not None
+        return connection
+
     def call_in_thread(self, text):
         """Starts a blocking call and returns it once the host has its request."""
         call = InThread(self.client, text)
@@ -86,8 +91,8 @@ class HandoverTest(unittest.TestCase):
             helper.start()
             self.assertEqual(self.client.call("tools/call", {"name": "echo", "arguments": {"text": text}}), text)
             helper.join(TIMEOUT)
-        self.assertIsNone(self.client._connection.background)
-        self.assertFalse(self.client._connection.reading)
+        self.assertIsNone(self.connection().background)
+        self.assertFalse(self.connection().reading)
 
     def test_the_leader_settles_another_thread_s_answer_it_reads_and_goes_on_reading(self):
         leader, leader_request, connection = self.call_in_thread("leader")
@@ -110,7 +115,7 @@ class HandoverTest(unittest.TestCase):
         for call, request, _ in reversed(followers):
             connection.sendall(echo_answer(request))
         self.assertEqual([call.outcome() for call, _, _ in followers], [("result", "one"), ("result", "two")])
-        self.assertIsNone(self.client._connection.background)
+        self.assertIsNone(self.connection().background)
 
     def test_answers_that_arrive_together_all_reach_their_calls(self):
         calls = [self.call_in_thread(text) for text in ("a", "b", "c")]
@@ -126,7 +131,7 @@ class HandoverTest(unittest.TestCase):
         self.assertEqual(leader.outcome(), ("result", "leader"))
         connection.sendall(echo_answer(future_request))
         self.assertEqual(future.result(TIMEOUT), "later")
-        self.assertIsNotNone(self.client._connection.background)
+        self.assertIsNotNone(self.connection().background)
 
     def test_a_blocking_call_takes_the_reading_back_from_the_background_reader(self):
         future = self.client.submit("tools/call", {"name": "echo", "arguments": {"text": "future"}})
@@ -168,6 +173,7 @@ class HandoverTest(unittest.TestCase):
         self.addCleanup(signal.signal, signal.SIGUSR1, previous)
         main = threading.get_ident()
         follower_ready = threading.Event()
+        follower_outcome = []
 
         def follow():
             request, connection = self.host.next_request()  # The main thread's.
@@ -177,7 +183,7 @@ class HandoverTest(unittest.TestCase):
             signal.pthread_kill(main, signal.SIGUSR1)
             # The follower's answer comes after the main thread gave up: someone must still read it.
             connection.sendall(echo_answer(follower_request) + echo_answer(request))
-            self.follower_outcome = follower.outcome()
+            follower_outcome.append(follower.outcome())
 
         helper = threading.Thread(target=follow)
         helper.start()
@@ -185,7 +191,7 @@ class HandoverTest(unittest.TestCase):
             self.client.call("tools/call", {"name": "echo", "arguments": {"text": "main"}})
         helper.join(TIMEOUT)
         self.assertTrue(follower_ready.is_set())
-        self.assertEqual(self.follower_outcome, ("result", "follower"))
+        self.assertEqual(follower_outcome, [("result", "follower")])
         # The abandoned call's late answer went nowhere; the connection still serves calls.
         later = InThread(self.client, "later")
         request, connection = self.host.next_request()

@@ -18,7 +18,7 @@ builtins: every script pays for them at start-up.
 import os
 import sys
 
-import _signal
+import _signal  # pyright: ignore[reportMissingImports] -- the C module: `signal` would import enum
 
 
 def _flush_output():

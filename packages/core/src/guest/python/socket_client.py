@@ -167,8 +167,10 @@ class SocketClient:
         connection, request_id, data, lead = self._start(method, params, call)
         self._send(connection, request_id, data, call, lead)
         if not lead:
+            wake = call.wake
+            assert wake is not None  # _start makes one for every blocking call that follows.
             try:
-                call.wake.acquire()
+                wake.acquire()
             except BaseException:
                 # Interrupted while waiting (KeyboardInterrupt, a signal handler's exception): the
                 # call is abandoned, and a reader role handed to it meanwhile goes on to another.
