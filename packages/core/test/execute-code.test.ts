@@ -89,7 +89,7 @@ describe("executeCode on the in-memory pair", () => {
     });
   });
 
-  it("makes the output unbuffered only when someone streams it live, whatever the host exports", async () => {
+  it("buffers the output by lines when someone streams it live, by blocks otherwise, whatever the host exports", async () => {
     const envs: Record<string, string>[] = [];
     const memory = pair((script) => void envs.push({ ...script.env }), { env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
     await execute(memory, { env: { host: {} } });
@@ -97,8 +97,8 @@ describe("executeCode on the in-memory pair", () => {
     await execute(memory, { env: { host: {} }, onStderr: () => {} });
     expect(envs.map((env) => [env.PYTHONUNBUFFERED, env.CODECALL_OUTPUT])).toEqual([
       [undefined, "buffered"],
-      ["1", undefined],
-      ["1", undefined],
+      ["1", "lines"],
+      ["1", "lines"],
     ]);
   });
 

@@ -32,9 +32,10 @@ export interface GuestEnvParts {
   /** The frame limit, so the guest client refuses what the host would. */
   maxFrameBytes: number;
   /**
-   * Someone watches the output as it comes (`onStdout`, `onStderr`): every print then reaches the
-   * host at once. Otherwise stdout is block-buffered, one write per 8 KiB however many lines,
-   * and the guest's start-up hook (`python/sitecustomize.py`) flushes it when the run is killed.
+   * Someone watches the output as it comes (`onStdout`, `onStderr`): stdout is then line-buffered,
+   * as on a terminal, so each line reaches the host as it ends. Otherwise stdout is block-buffered,
+   * one write per 8 KiB however many lines. Either way the guest's start-up hook
+   * (`python/sitecustomize.py`) sets it up and flushes what is buffered when the run is killed.
    */
   liveOutput: boolean;
 }
@@ -52,7 +53,8 @@ export function guestEnv(parts: GuestEnvParts): Record<string, string> {
     PYTHONPATH: inherited ? `${parts.runDir}:${inherited}` : parts.runDir,
     // The run dir is removed after the run: caches there are written for nothing.
     PYTHONDONTWRITEBYTECODE: "1",
-    ...(parts.liveOutput ? { PYTHONUNBUFFERED: "1" } : { CODECALL_OUTPUT: "buffered" }),
+    // Live: each line as it ends, as on a terminal (unbuffered where the start-up hook cannot run).
+    ...(parts.liveOutput ? { PYTHONUNBUFFERED: "1", CODECALL_OUTPUT: "lines" } : { CODECALL_OUTPUT: "buffered" }),
     // The host decodes the output as UTF-8, whatever the environment's locale.
     PYTHONIOENCODING: "utf-8",
     PYTHONUTF8: "1",

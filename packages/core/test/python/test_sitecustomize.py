@@ -1,6 +1,7 @@
 """sitecustomize (the guest's start-up hook), run in real interpreters that start with the runtime
 dir on PYTHONPATH, as a run's script does."""
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -18,9 +19,11 @@ TIMEOUT = 20
 PRINTS_THEN_WAITS = "import sys, time\nprint('partial line')\nsys.stderr.write('ready\\n')\ntime.sleep(60)\n"
 
 
-def start(code, buffered=True, extra_path=None, **options):
+def start(code, buffered=True, extra_path=None, lines=False, **options):
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join([RUNTIME_DIR] + ([extra_path] if extra_path else []))}
-    if buffered:
+    if lines:
+        env.update(CODECALL_OUTPUT="lines", PYTHONUNBUFFERED="1")
+    elif buffered:
         env["CODECALL_OUTPUT"] = "buffered"
     return subprocess.Popen([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
 
@@ -81,6 +84,24 @@ class SiteCustomizeTest(unittest.TestCase):
             stdout, stderr = start(code, extra_path=other).communicate(timeout=TIMEOUT)
         self.assertEqual(stderr, b"")
         self.assertEqual(stdout, b"the interpreter hook ran\nTrue True\n")
+
+    def test_live_output_arrives_a_line_at_a_time_in_one_write_each(self):
+        # The script prints half a line and says so on stderr: nothing may be in the pipe yet (an
+        # unbuffered stdout would have written it). Then the rest of the line comes in one piece.
+        code = "import sys\nprint('first')\nprint('second', end='')\nsys.stderr.write('ready\\n')\nsys.stdin.readline()\nprint(' line')\n"
+        process = start(code, lines=True, stdin=subprocess.PIPE)
+        assert process.stdout is not None and process.stdin is not None
+        self.assertEqual(process.stdout.readline(), b"first\n")
+        self.assertTrue(ready(process))
+        self.assertEqual(select.select([process.stdout], [], [], 0)[0], [])
+        process.stdin.write(b"go\n")
+        process.stdin.flush()
+        self.assertEqual(os.read(process.stdout.fileno(), 100), b"second line\n")
+        process.communicate(timeout=TIMEOUT)
+
+    def test_live_output_keeps_a_partial_line_at_a_kill(self):
+        code = "import sys, time\nprint('partial', end='')\nsys.stderr.write('ready\\n')\ntime.sleep(60)\n"
+        self.assertEqual(terminate_when_ready(start(code, lines=True)), (-signal.SIGTERM, b"partial"))
 
     def test_does_nothing_to_signals_unless_the_output_is_buffered(self):
         code = "import _signal, signal\nprint(_signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)"

@@ -45,15 +45,15 @@ class ToolError(Exception):
 MAX_FRAME_BYTES = int(os.environ.get("CODECALL_RPC_MAX_FRAME") or 16 * 1024 * 1024)
 
 
+# One encoder for every request: json.dumps with options builds a new one per call.
+_encoder = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+
+
 def encode_request(request_id: Any, method: str, params: dict) -> bytes:
     """One NDJSON frame; `jsonrpc` and `id` come first so the host can answer even a frame it
     refuses as too large. Raises ToolError for arguments that are not JSON."""
     try:
-        text = json.dumps(
-            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params},
-            allow_nan=False,
-            separators=(",", ":"),
-        )
+        text = _encoder.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
     except (TypeError, ValueError, RecursionError) as error:
         # RecursionError: nested deeper than Python's encoder recurses (the host refuses far less).
         raise ToolError("arguments must be JSON-serialisable: %s" % error, tool=params.get("name")) from None

@@ -3,8 +3,11 @@ and the run dir comes first on PYTHONPATH. It makes sure buffered output is not 
 
 When nobody streams the run's output live, the host leaves stdout block-buffered (Python's own
 choice for a pipe: a flood of prints costs one write per 8 KiB instead of one or two per line) and
-sets CODECALL_OUTPUT=buffered; otherwise it sets PYTHONUNBUFFERED and this hook does nothing. What
-a buffer holds must still reach the host when the script does not end normally:
+sets CODECALL_OUTPUT=buffered. When someone does, it sets CODECALL_OUTPUT=lines and
+PYTHONUNBUFFERED, and this hook makes stdout line-buffered, as on a terminal: each line as soon as
+it ends, in one write (unbuffered, a print is two; without the hook, as under `python -S`, stdout
+stays unbuffered). What a buffer holds must still reach the host when the script does not end
+normally:
 
 - SIGTERM and SIGHUP (a timeout or an interrupt: the host's kill, which the launcher passes on)
   flush stdout and stderr, then end the process by the same signal, as it would have ended.
@@ -60,6 +63,13 @@ def _run_shadowed_sitecustomize():
         sys.path[:] = saved_path
 
 
-if os.environ.get("CODECALL_OUTPUT") == "buffered":
+_mode = os.environ.get("CODECALL_OUTPUT")
+if _mode == "lines" and sys.stdout is not None:
+    try:
+        # Under PYTHONUNBUFFERED the text layer writes through; now it gathers each line first.
+        sys.stdout.reconfigure(line_buffering=True, write_through=False)  # pyright: ignore[reportAttributeAccessIssue]
+    except (AttributeError, ValueError):
+        pass  # Not a TextIOWrapper (replaced before us), or detached: left as it is.
+if _mode in ("buffered", "lines"):
     _keep_buffered_output()
 _run_shadowed_sitecustomize()
