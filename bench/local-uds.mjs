@@ -128,12 +128,12 @@ async function reportFlood(label, kind) {
     "ms",
   );
   report(
-    "  host CPU",
+    `  host CPU (${kind})`,
     samples.map((sample) => sample.cpu),
     "ms",
   );
   report(
-    "  host memory growth",
+    `  host memory growth (${kind})`,
     samples.map((sample) => sample.growth),
     "MiB",
   );
