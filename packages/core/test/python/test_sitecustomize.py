@@ -20,12 +20,15 @@ PRINTS_THEN_WAITS = "import sys, time\nprint('partial line')\nsys.stderr.write('
 
 
 def start(code, buffered=True, extra_path=None, lines=False, **options):
+    """Runs `code` as a run's script: its own pid in CODECALL_SCRIPT_PID, as the launcher sets it
+    (the shell execs the interpreter, which keeps the shell's pid)."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join([RUNTIME_DIR] + ([extra_path] if extra_path else []))}
     if lines:
         env.update(CODECALL_OUTPUT="lines", PYTHONUNBUFFERED="1")
     elif buffered:
         env["CODECALL_OUTPUT"] = "buffered"
-    return subprocess.Popen([sys.executable, "-B", "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
+    command = ["sh", "-c", 'CODECALL_SCRIPT_PID=$$ exec "$0" -B -c "$1"', sys.executable, code]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
 
 
 def ready(process):
@@ -61,6 +64,40 @@ class SiteCustomizeTest(unittest.TestCase):
         code = "import os\nprint('before fork')\nif os.fork() == 0:\n    print('child')\nelse:\n    os.wait()\n    print('parent')\n"
         stdout, _ = start(code).communicate(timeout=TIMEOUT)
         self.assertEqual(stdout, b"before fork\nchild\nparent\n")
+
+    def test_children_keep_the_default_sigterm_and_print_by_lines(self):
+        # A handler in a child that runs late (a signal just before a blocking call) would hang
+        # multiprocessing's Pool.terminate(), which waits for its workers without a deadline.
+        code = textwrap.dedent(
+            """
+            import _signal, os, signal, subprocess, sys
+            def describe(who):
+                return "%s %s %s" % (who, _signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, sys.stdout.line_buffering)
+            print(describe("script"))
+            if os.fork() == 0:
+                print(describe("forked"))
+                os._exit(0)
+            os.wait()
+            sys.stdout.flush()
+            subprocess.run([sys.executable, "-B", "-c", "import _signal, signal, sys; print('subprocess', _signal.getsignal(signal.SIGTERM) == signal.SIG_DFL, sys.stdout.line_buffering)"])
+            """
+        )
+        stdout, _ = start(code).communicate(timeout=TIMEOUT)
+        # The forked child leaves by os._exit, which flushes nothing: only its line buffering got it out.
+        self.assertEqual(stdout, b"script False False\nforked True True\nsubprocess True True\n")
+
+    def test_a_pool_with_fork_workers_ends_every_time(self):
+        code = textwrap.dedent(
+            """
+            import multiprocessing
+            for _ in range(60):
+                with multiprocessing.get_context("fork").Pool(3) as pool:
+                    assert sorted(pool.map(str, range(6))) == [str(n) for n in range(6)]
+            print("all ended")
+            """
+        )
+        stdout, _ = start(code).communicate(timeout=120)
+        self.assertEqual(stdout, b"all ended\n")
 
     def test_an_ignored_sigterm_stays_ignored(self):
         process = start(PRINTS_THEN_WAITS, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
