@@ -1,7 +1,13 @@
 // Shared helpers of the benchmarks: statistics, formatting, and the Python loop that times tool
 // calls from inside the script (so the numbers are what a script sees, not what the host sees).
+import { readFileSync } from "node:fs";
 import { defineTool, executeCode } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
+
+// The figures measured before the last round of speed work (baseline.json), printed beside the
+// current ones; run.mjs says whether this run is pinned.
+const mode = process.env.CODECALL_BENCH_MODE ?? "unpinned";
+const baseline = JSON.parse(readFileSync(new URL("baseline.json", import.meta.url), "utf8"));
 
 /** median/min/max of numeric samples. */
 export function stats(samples) {
@@ -11,11 +17,20 @@ export function stats(samples) {
   return { median, min: sorted[0], max: sorted.at(-1), n: sorted.length };
 }
 
-/** One result line: `label  median X  (min Y, max Z, n=N)`. */
+/** One result line: `label  median X  (min Y, max Z, n=N)`, and the baseline's median when it has one. */
 export function report(label, samples, unit) {
   const { median, min, max, n } = stats(samples);
-  const format = (value) => (unit === "µs" ? `${Math.round(value)} µs` : unit === "ms" ? `${value.toFixed(1)} ms` : `${value.toFixed(2)} s`);
-  console.log(`${label.padEnd(58)} median ${format(median).padStart(9)}   (min ${format(min)}, max ${format(max)}, n=${n})`);
+  const format = (value) =>
+    unit === "µs"
+      ? `${Math.round(value)} µs`
+      : unit === "ms"
+        ? `${value.toFixed(1)} ms`
+        : unit === "MiB"
+          ? `${value.toFixed(1)} MiB`
+          : `${value.toFixed(2)} s`;
+  const before = baseline[mode]?.[label];
+  const was = before === undefined ? "" : `   [before: ${format(before)}]`;
+  console.log(`${label.padEnd(58)} median ${format(median).padStart(9)}   (min ${format(min)}, max ${format(max)}, n=${n})${was}`);
 }
 
 /** A tool that does nothing: what is measured is the transport and the dispatcher. */
@@ -31,12 +46,33 @@ export const noopTool = defineTool({
  * in microseconds. `tool` and `call` (the Python call expression) time another tool instead;
  * `options` go to executeCode (an `onEvent`, an `onApproval`).
  */
-export async function noopRoundTrips({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, call = `${tool.name}()`, options = {} }) {
+export async function noopRoundTrips(options) {
+  return (await noopCallCost(options)).samples;
+}
+
+/**
+ * {@link noopRoundTrips}, with the CPU time one call costs each side over the timed calls, in µs:
+ * the guest's (`time.process_time`) and the host's (`process.cpuUsage`, taken by the tool at the
+ * first and the last timed call). On a loaded machine these move less than wall times do.
+ */
+export async function noopCallCost({ environment, transport, calls = 2000, warmup = 200, tool = noopTool, call = `${tool.name}()`, options = {} }) {
+  let served = 0;
+  let hostStart;
+  let hostUsed;
+  const counting = defineTool({
+    ...tool,
+    execute: (args, context) => {
+      served += 1;
+      if (served === warmup + 1) hostStart = process.cpuUsage();
+      else if (served === warmup + calls) hostUsed = process.cpuUsage(hostStart);
+      return tool.execute(args, context);
+    },
+  });
   const result = await executeCode({
     ...options,
     environment,
     transport,
-    tools: [tool],
+    tools: [counting],
     limits: { maxToolCalls: calls + warmup, maxStdoutBytes: 4_000_000, timeoutMs: 600_000 },
     code: `
 import json, time
@@ -44,15 +80,19 @@ from codecall import ${tool.name}
 for _ in range(${warmup}):
     ${call}
 samples = []
+cpu = time.process_time()
 for _ in range(${calls}):
     started = time.perf_counter_ns()
     ${call}
     samples.append((time.perf_counter_ns() - started) / 1000)
-print(json.dumps(samples))
+cpu = time.process_time() - cpu
+print(json.dumps({"samples": samples, "cpu": cpu}))
 `,
   });
   if (result.status !== "success") throw new Error(`round-trip script failed: ${result.error}\n${result.output}`);
-  return JSON.parse(result.output);
+  const { samples, cpu } = JSON.parse(result.output);
+  const hostCpuUs = hostUsed === undefined ? NaN : (hostUsed.user + hostUsed.system) / (calls - 1);
+  return { samples, guestCpuUs: (cpu * 1e6) / calls, hostCpuUs };
 }
 
 /** Runs `fn` `times` times and returns the durations in ms. */

@@ -22,12 +22,14 @@ let failed = false;
 for (const bench of benches) {
   if (only.length > 0 && !only.some((name) => bench.file.startsWith(name))) continue;
   const path = fileURLToPath(new URL(bench.file, import.meta.url));
-  const runs = [{ label: "unpinned", command: process.execPath, args: [path] }];
+  const runs = [{ label: "unpinned", mode: "unpinned", command: process.execPath, args: [path] }];
   if (bench.pinnable && hasTaskset)
-    runs.push({ label: "pinned to CPU 0 (taskset -c 0)", command: "taskset", args: ["-c", "0", process.execPath, path] });
+    runs.push({ label: "pinned to CPU 0 (taskset -c 0)", mode: "pinned", command: "taskset", args: ["-c", "0", process.execPath, path] });
   for (const run of runs) {
     console.log(`\n## ${bench.file} — ${run.label}`);
-    const result = spawnSync(run.command, run.args, { stdio: ["ignore", "inherit", "pipe"], encoding: "utf8" });
+    // The mode picks the recorded figures (baseline.json) printed beside each result.
+    const env = { ...process.env, CODECALL_BENCH_MODE: run.mode };
+    const result = spawnSync(run.command, run.args, { stdio: ["ignore", "inherit", "pipe"], encoding: "utf8", env });
     if (result.status !== 0) {
       const reason = result.stderr.trim().split("\n").slice(-3).join("\n");
       if (bench.optional && /SKIP:/.test(result.stderr)) console.log(reason.replace(/^.*SKIP:/m, "skipped:"));

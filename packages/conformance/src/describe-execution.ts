@@ -655,6 +655,27 @@ time.sleep(300)
       timeout,
     );
 
+    it(
+      "keeps what the script printed before a timeout kill, though it never flushed",
+      async () => {
+        // Without live output stdout is block-buffered: the kill must flush it, partial line included.
+        const result = await run(
+          `
+import sys, time
+print("first line")
+print("no newline yet", end="")
+sys.stderr.write("on stderr\\n")
+time.sleep(300)
+`,
+          { limits: { timeoutMs: 8_000, killGraceMs: 2_000 } },
+        );
+        expect(result.status).toBe("timeout");
+        expect(result.output.startsWith("first line\nno newline yet")).toBe(true);
+        expect(result.output).toContain("on stderr\n");
+      },
+      timeout,
+    );
+
     // The run ends when the script's own process exits: a helper that escaped the process group and
     // holds stdout turns it neither into a hang nor into a timeout, and does not outlive it. The
     // limits are generous on purpose; the status says whether the run waited for the helper.

@@ -52,9 +52,12 @@ export interface Transport {
    * Source of the guest-side client. For Python: a module, shipped to the run as
    * `_codecall_client` beside the tools module, that defines
    * `submit(method: str, params: dict) -> concurrent.futures.Future`, thread-safe, which resolves
-   * to the JSON-RPC result or fails with `ToolError`. It imports what it needs explicitly: the wire
-   * format and `ToolError` from `_codecall_protocol` (`encode_request`, `decode_answer`,
-   * `answer_id`, `failed_future`, `settle`, `settle_response`), the rest from the standard library.
+   * to the JSON-RPC result or fails with `ToolError`; it may also define a blocking
+   * `call(method: str, params: dict)`, which returns that result or raises, and which blocking
+   * tool calls then use (a future costs a thread hand-off per call). It imports what it needs
+   * explicitly: the wire format and `ToolError` from `_codecall_protocol` (`encode_request`,
+   * `decode_answer`, `answer_id`, `failed_future`, `settle`, `settle_response`,
+   * `response_outcome`), the rest from the standard library.
    * `guest/python/_codecall_client.pyi` in this package states the contract for type checkers.
    */
   guestClient(language: GuestLanguage): string;

@@ -37,6 +37,47 @@ describe("RpcDispatcher: close and cancellation", () => {
     expect(events.at(-1)).toMatchObject({ phase: "end", id: 11, ok: false, error: "Tool call cancelled: the script was interrupted" });
   });
 
+  it("cancels a call whose tool never read its signal, and hands a later reader an aborted one", async () => {
+    let context: { signal: AbortSignal } | undefined;
+    const hang: ToolDefinition = {
+      name: "hang",
+      description: "never returns, never looks at its signal",
+      parameters: { type: "object" },
+      execute: (_args, toolContext) => {
+        context = toolContext;
+        return new Promise(() => {});
+      },
+    };
+    const dispatcher = makeDispatcher({ tools: [hang] });
+    const connection = await openConnection(dispatcher);
+    const pending = connection.handleFrame(call(3, "hang", {}));
+    await Promise.resolve();
+    dispatcher.close("the script timed out");
+    expect(decode(await pending).error).toEqual({ code: -32005, message: "Tool call cancelled: the script timed out" });
+    // The signal is made when first read: one read after the cancellation is already aborted.
+    expect(context?.signal.aborted).toBe(true);
+    expect(context?.signal.reason).toBe("the script timed out");
+  });
+
+  it("answers a tool's synchronous result and its synchronous throw like an async one", async () => {
+    const tools: ToolDefinition[] = [
+      { name: "now", description: "", parameters: { type: "object" }, execute: () => ({ at: 1 }) },
+      {
+        name: "boom",
+        description: "",
+        parameters: { type: "object" },
+        execute: () => {
+          throw new Error("sync failure");
+        },
+      },
+    ];
+    const dispatcher = makeDispatcher({ tools });
+    const connection = await openConnection(dispatcher);
+    expect(await send(connection, call(1, "now", {}))).toEqual({ jsonrpc: "2.0", id: 1, result: { at: 1 } });
+    expect((await send(connection, call(2, "boom", {}))).error).toEqual({ code: -32004, message: "sync failure" });
+    expect(dispatcher.inFlightCount).toBe(0);
+  });
+
   it("refuses calls after close with Cancelled, without running the tool", async () => {
     let runs = 0;
     const counted: ToolDefinition = { name: "count", description: "", parameters: { type: "object" }, execute: () => ++runs };

@@ -79,13 +79,27 @@ describe("executeCode on the in-memory pair", () => {
       EXTRA: "1",
       PYTHONPATH: "/mem/run-1:/site",
       PYTHONDONTWRITEBYTECODE: "1",
-      PYTHONUNBUFFERED: "1",
+      // Nobody streams the output: stdout stays block-buffered, and the guest flushes it on a kill.
+      CODECALL_OUTPUT: "buffered",
       PYTHONIOENCODING: "utf-8",
       PYTHONUTF8: "1",
       CODECALL_RPC_MAX_FRAME: "4096",
       CODECALL_MEMORY_MEMORY: "memory://listener-1",
       CODECALL_RPC_TOKEN: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
     });
+  });
+
+  it("buffers the output by lines when someone streams it live, by blocks otherwise, whatever the host exports", async () => {
+    const envs: Record<string, string>[] = [];
+    const memory = pair((script) => void envs.push({ ...script.env }), { env: { PATH: "/bin", PYTHONUNBUFFERED: "1" } });
+    await execute(memory, { env: { host: {} } });
+    await execute(memory, { env: { host: {} }, onStdout: () => {} });
+    await execute(memory, { env: { host: {} }, onStderr: () => {} });
+    expect(envs.map((env) => [env.PYTHONUNBUFFERED, env.CODECALL_OUTPUT])).toEqual([
+      [undefined, "buffered"],
+      ["1", "lines"],
+      ["1", "lines"],
+    ]);
   });
 
   it("runs the script in the working directory asked for", async () => {

@@ -105,7 +105,14 @@ async function runSteps(
     const supervised = await superviseScript({
       environment,
       command: launchScriptCommand(run.interpreter, scriptPath, archivePath, options.scriptName),
-      env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes }),
+      env: guestEnv({
+        scrubbed: scrubbed.env,
+        transport: opened.session.guestEnv,
+        runDir,
+        maxFrameBytes: limits.maxFrameBytes,
+        // Someone watches the output live (a callback, an event listener, an iterable): line-buffered.
+        liveOutput: observer.wantsOutput("stdout") || observer.wantsOutput("stderr"),
+      }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       limits,
       knownSecrets,

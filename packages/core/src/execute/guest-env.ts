@@ -31,19 +31,30 @@ export interface GuestEnvParts {
   runDir: string;
   /** The frame limit, so the guest client refuses what the host would. */
   maxFrameBytes: number;
+  /**
+   * Someone watches the output as it comes (`onStdout`, `onStderr`): stdout is then line-buffered,
+   * as on a terminal, so each line reaches the host as it ends. Otherwise stdout is block-buffered,
+   * one write per 8 KiB however many lines. Either way the guest's start-up hook
+   * (`python/sitecustomize.py`) sets it up and flushes what is buffered when the run is killed.
+   */
+  liveOutput: boolean;
 }
 
 /** The complete env of the script's process (it starts from nothing else). */
 export function guestEnv(parts: GuestEnvParts): Record<string, string> {
-  const inherited = parts.scrubbed.PYTHONPATH;
+  // Buffering is the run's choice, not the host shell's: a PYTHONUNBUFFERED the host exports (for
+  // its own tools) would turn a flood into a write per line, and without live output nobody sees
+  // the difference (a kill flushes).
+  const { PYTHONUNBUFFERED: _hostChoice, ...scrubbed } = parts.scrubbed;
+  const inherited = scrubbed.PYTHONPATH;
   return {
-    ...parts.scrubbed,
+    ...scrubbed,
     ...parts.transport,
     PYTHONPATH: inherited ? `${parts.runDir}:${inherited}` : parts.runDir,
     // The run dir is removed after the run: caches there are written for nothing.
     PYTHONDONTWRITEBYTECODE: "1",
-    // Output reaches the host as it is printed, so a timeout or a kill keeps what came before it.
-    PYTHONUNBUFFERED: "1",
+    // Live: each line as it ends, as on a terminal (unbuffered where the start-up hook cannot run).
+    ...(parts.liveOutput ? { PYTHONUNBUFFERED: "1", CODECALL_OUTPUT: "lines" } : { CODECALL_OUTPUT: "buffered" }),
     // The host decodes the output as UTF-8, whatever the environment's locale.
     PYTHONIOENCODING: "utf-8",
     PYTHONUTF8: "1",

@@ -82,6 +82,7 @@ export const GUEST_RUNTIME_MODULES = {
   calls: "_codecall_calls",
   client: "_codecall_client",
   main: "_codecall_main",
+  startup: "sitecustomize",
 } as const;
 
 /** The script's own file in the run dir is `script.py`: a tools module of that name would replace it. */

@@ -29,10 +29,14 @@ export class FrameDecoder {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
-      const end = newline === -1 ? chunk.length : newline;
-      this.#append(chunk.subarray(start, end));
-      if (newline === -1) break;
-      const frame = this.#finishFrame();
+      if (newline === -1) {
+        this.#append(chunk.subarray(start));
+        break;
+      }
+      // The common case, a whole frame within one chunk, is decoded where it lies (no copy).
+      const whole = this.#chunks.length === 0 && this.#oversized === undefined && newline - start <= this.#maxFrameBytes;
+      if (!whole) this.#append(chunk.subarray(start, newline));
+      const frame = whole ? this.#decodeLine(chunk.subarray(start, newline)) : this.#finishFrame();
       if (frame) out.push(frame);
       start = newline + 1;
     }
@@ -71,7 +75,12 @@ export class FrameDecoder {
     const bytes = concat(this.#chunks);
     this.#chunks = [];
     this.#pendingBytes = 0;
-    const line = this.#text.decode(bytes).replace(/\r$/, "");
+    return this.#decodeLine(bytes);
+  }
+
+  #decodeLine(bytes: Uint8Array): DecodedFrame | undefined {
+    const text = this.#text.decode(bytes);
+    const line = text.endsWith("\r") ? text.slice(0, -1) : text;
     // Blank lines are keep-alives at most; they are not requests.
     return line.trim() === "" ? undefined : { kind: "frame", line };
   }

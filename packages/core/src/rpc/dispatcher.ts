@@ -24,12 +24,12 @@ import {
   type RpcRequest,
 } from "../protocol/messages.js";
 import { validateAgainstSchema } from "../schema/validate.js";
-import { raceAbort } from "../timers/race-abort.js";
 import type { ApprovalHandler } from "../approval.js";
 import type { RunEvent, ToolCallEndEvent, ToolCallOutcome, ToolCallStartEvent, ToolRunEvent } from "../events.js";
 import type { ToolDefinition } from "../tool.js";
 import { ApprovalGate } from "./approval-gate.js";
 import { constantTimeEqual } from "./constant-time.js";
+import { InFlightCall, isThenable } from "./in-flight-call.js";
 
 /** Default tool-call budget of one run. */
 export const DEFAULT_MAX_TOOL_CALLS = 50;
@@ -114,7 +114,7 @@ export class RpcDispatcher {
   readonly maxFrameBytes: number;
   /** @internal Read by {@link RpcConnection}. */
   readonly maxJsonDepth: number;
-  readonly #inFlight = new Set<AbortController>();
+  readonly #inFlight = new Set<InFlightCall>();
   /** Dispatched calls whose end is not reported yet (they outlive `#inFlight` by their last steps). */
   readonly #running = new Set<Promise<string>>();
   readonly #approvals: ApprovalGate;
@@ -166,7 +166,7 @@ export class RpcDispatcher {
    */
   close(reason = "the run has ended"): void {
     this.#closedReason ??= reason;
-    for (const controller of this.#inFlight) controller.abort(reason);
+    for (const call of this.#inFlight) call.cancel(reason);
     this.#inFlight.clear();
   }
 
@@ -216,8 +216,8 @@ export class RpcDispatcher {
   }
 
   async #run(id: RpcId, callId: string, tool: ToolDefinition, args: Record<string, unknown>): Promise<string> {
-    const controller = new AbortController();
-    this.#inFlight.add(controller);
+    const call = new InFlightCall();
+    this.#inFlight.add(call);
     const started = performance.now();
     const identity = { runId: this.#options.runId, callId, requestId: id, tool: tool.name };
     const start: ToolCallStartEvent = { type: "tool-call-start", ...identity, arguments: args };
@@ -226,22 +226,27 @@ export class RpcDispatcher {
     let outcome: { result: unknown } | { failure: string; code: number };
     let approvalWaitMs: number | undefined;
     try {
-      const verdict = await this.#approvals.check({ tool, args, callId, requestId: id, signal: controller.signal });
+      // Only a tool that declares a rule goes through the gate (which may ask, and creates the
+      // call's signal); the common call skips it.
+      const gated = tool.needsApproval !== undefined && tool.needsApproval !== false;
+      const verdict = gated ? await this.#approvals.check({ tool, args, callId, requestId: id, signal: call.signal }) : undefined;
       approvalWaitMs = verdict?.waitMs;
       if (verdict?.approved === false) {
         outcome = { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied };
       } else {
-        const context = { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId };
-        const execute = () => Promise.resolve().then(() => tool.execute(args, context));
+        const context = call.context(this.#options.environment, this.#options.runId);
         const runTool = this.#options.runTool;
-        outcome = { result: await raceAbort(runTool ? runTool(start, execute) : execute(), controller.signal) };
+        // A tool that answers synchronously is not awaited: its answer goes out without a detour
+        // through the microtask queue. A sync throw is a failure like a rejection.
+        const value = runTool ? runTool(start, () => Promise.resolve().then(() => tool.execute(args, context))) : tool.execute(args, context);
+        outcome = { result: isThenable(value) ? await call.race(value) : value };
       }
     } catch (error) {
-      outcome = controller.signal.aborted
-        ? { failure: `Tool call cancelled: ${errorMessage(controller.signal.reason)}`, code: RpcErrorCode.Cancelled }
+      outcome = call.cancelled
+        ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
         : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
     } finally {
-      this.#inFlight.delete(controller);
+      this.#inFlight.delete(call);
     }
     const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
     const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };

@@ -69,12 +69,11 @@ def disconnect(client):
 
 
 def disconnect_from(connection):
-    # Shut down first: the reader thread then sees the end and lets go of the file it reads.
+    # Shut down first: a thread that reads answers then sees the end and lets go of the socket.
     connection.sock.shutdown(socket.SHUT_RDWR)
     deadline = time.monotonic() + TIMEOUT
-    while connection.alive and time.monotonic() < deadline:
+    while connection.reading and time.monotonic() < deadline:
         time.sleep(0.01)
-    connection.reader.close()
     connection.sock.close()
 
 

@@ -7,7 +7,12 @@ _codecall_client.pyi for what it must offer).
 from __future__ import annotations
 
 # The transport's client, shipped under this name for each run; _codecall_client.pyi is its contract.
+import _codecall_client  # pyright: ignore[reportMissingModuleSource]
 from _codecall_client import submit  # pyright: ignore[reportMissingModuleSource]
+
+# A client's own blocking call, when it has one, answers without a future (and the thread hand-off
+# a future costs): the socket client's caller reads its own answer.
+_blocking_call = getattr(_codecall_client, "call", None)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # Annotations only: importing typing would cost every script milliseconds.
@@ -21,7 +26,10 @@ def _sent_arguments(arguments: dict) -> dict:
 
 def call(name: str, arguments: dict) -> Any:
     """Calls tool `name` and blocks until its result arrives. Raises ToolError."""
-    return submit("tools/call", {"name": name, "arguments": _sent_arguments(arguments)}).result()
+    params = {"name": name, "arguments": _sent_arguments(arguments)}
+    if _blocking_call is not None:
+        return _blocking_call("tools/call", params)
+    return submit("tools/call", params).result()
 
 
 async def acall(name: str, arguments: dict) -> Any:

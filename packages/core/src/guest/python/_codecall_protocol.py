@@ -46,15 +46,15 @@ class ToolError(Exception):
 MAX_FRAME_BYTES = int(os.environ.get("CODECALL_RPC_MAX_FRAME") or 16 * 1024 * 1024)
 
 
+# One encoder for every request: json.dumps with options builds a new one per call.
+_encoder = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+
+
 def encode_request(request_id: Any, method: str, params: dict) -> bytes:
     """One NDJSON frame; `jsonrpc` and `id` come first so the host can answer even a frame it
     refuses as too large. Raises ToolError for arguments that are not JSON."""
     try:
-        text = json.dumps(
-            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params},
-            allow_nan=False,
-            separators=(",", ":"),
-        )
+        text = _encoder.encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
     except (TypeError, ValueError, RecursionError) as error:
         # RecursionError: nested deeper than Python's encoder recurses (the host refuses far less).
         raise ToolError("arguments must be JSON-serialisable: %s" % error, tool=params.get("name")) from None
@@ -114,11 +114,15 @@ def decode_answer(data: bytes) -> Any:
         raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
 
 
+def response_outcome(message: Any, tool: Optional[str]) -> tuple[Any, Optional[ToolError]]:
+    """(result, error) of a call from its JSON-RPC response (a decoded object)."""
+    if not isinstance(message, dict):
+        return None, ToolError("malformed answer from the codecall host: %r" % (message,), tool=tool)
+    if "error" in message:
+        return None, ToolError.from_rpc(message["error"], tool)
+    return message.get("result"), None
+
+
 def settle_response(future: concurrent.futures.Future, message: Any, tool: Optional[str]) -> None:
     """Settles a call's future from its JSON-RPC response (a decoded object)."""
-    if not isinstance(message, dict):
-        settle(future, error=ToolError("malformed answer from the codecall host: %r" % (message,), tool=tool))
-    elif "error" in message:
-        settle(future, error=ToolError.from_rpc(message["error"], tool))
-    else:
-        settle(future, result=message.get("result"))
+    settle(future, *response_outcome(message, tool))

@@ -145,6 +145,8 @@ def main():
     if child == 0:
         for signum in FORWARDED + (signal.SIGPIPE,):
             signal.signal(signum, signal.SIG_DFL)
+        # Tells the guest's start-up hook (sitecustomize.py) which process is the script itself.
+        os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
         try:
             os.execv(sys.executable, [sys.executable] + flags + program)
         except OSError as error:

@@ -2,31 +2,82 @@
 transport) or a relay's inside the environment (stream transport). Shipped as `_codecall_client`.
 
 One connection per process, opened on the first call (so forked workers and late first calls
-work); one reader thread per connection; a future per request id, so calls from any number of
-threads are in flight together and each gets its own answer.
+work). Calls from any number of threads are in flight together, each request with its own id, and
+answers are read leader/follower: at any time at most one thread reads the socket (the leader),
+settling the calls of every answer it reads. A blocking `call()` that finds no leader becomes one
+and reads until its own answer arrives, so a lone caller gets its answer without waking another
+thread (a hand-off costs more than the round trip itself). When it has its answer it hands the
+reading to a call still waiting (which wakes holding the role) or, when only futures wait
+(`submit()`, the async variants), to the connection's background reader thread, started on first
+need.
 """
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import os
 import socket
 import threading
 
-from _codecall_protocol import ToolError, answer_id, decode_answer, encode_request, failed_future, settle, settle_response
+from _codecall_protocol import ToolError, answer_id, decode_answer, encode_request, failed_future, response_outcome, settle
+
+# Bytes asked of one recv: answers are mostly small; a large one takes a few calls.
+_RECV_BYTES = 65536
+_CLOSED = "the connection to the codecall host closed; the call was not retried"
+
+
+class _Call:
+    """One request in flight: its tool, and either the future of `submit()` or, for a blocking
+    `call()` that waits while another thread leads, a held lock released to wake it (when its
+    outcome is in, or when it is handed the reading, `lead`)."""
+
+    __slots__ = ("tool", "future", "wake", "lead", "done", "result", "error")
+
+    def __init__(self, tool, future=None):
+        self.tool = tool
+        self.future = future
+        self.wake = None
+        self.lead = False
+        self.done = False
+        self.result = None
+        self.error = None
+
+    def settle(self, result=None, error=None):
+        """Records the outcome (the future's, for a submitted call). Called with the state lock held."""
+        if self.future is not None:
+            settle(self.future, result, error)
+            return
+        self.result, self.error, self.done = result, error, True
+        if self.wake is not None:
+            self.wake.release()
+
+    def outcome(self):
+        if self.error is not None:
+            raise self.error
+        return self.result
 
 
 class SocketConnection:
-    """One connection to the host, past its `hello`; `pending` maps request ids to (future, tool)."""
+    """One connection to the host, past its `hello`. `pending` maps request ids to `_Call`s;
+    `reading` says a thread holds the reader role. Both change only under the client's lock; the
+    receive buffer (`rest`, `parts`) is touched only by the thread that holds the role."""
 
     def __init__(self, path, token):
         self.pending = {}
+        self.reading = False
+        self.alive = True
+        self.rest = b""
+        self.parts = []
         self.send_lock = threading.Lock()
+        # The background reader for futures: started on first need, woken by releasing `idle`.
+        self.background = None
+        self.idle = threading.Lock()
+        self.idle.acquire()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.sock.connect(path)
-            self.reader = self.sock.makefile("rb")
             self.sock.sendall(encode_request(0, "hello", {"token": token, "protocol": 1}))
-            line = self.reader.readline()
+            line = self.next_line()
             reply = decode_answer(line) if line else {"error": {"message": "the codecall host closed the connection"}}
         except (OSError, ToolError):
             self.sock.close()
@@ -34,11 +85,33 @@ class SocketConnection:
         if not isinstance(reply, dict) or "error" in reply:
             self.sock.close()
             raise ToolError.from_rpc(reply.get("error") if isinstance(reply, dict) else reply)
-        self.alive = True
+
+    def next_line(self):
+        """The next answer (newline included), or None at the end of the stream. The buffer lives
+        in the connection, not in locals, so an exception raised while waiting (a signal handler's,
+        a KeyboardInterrupt in a leading main thread) loses no byte of it."""
+        while True:
+            rest = self.rest
+            newline = rest.find(b"\n")
+            if newline >= 0:
+                self.rest = rest[newline + 1 :]
+                line = rest[: newline + 1]
+                if self.parts:
+                    self.parts.append(line)
+                    line = b"".join(self.parts)
+                    self.parts = []
+                return line
+            if rest:
+                self.parts.append(rest)
+                self.rest = b""
+            data = self.sock.recv(_RECV_BYTES)
+            if not data:
+                return None
+            self.rest = data
 
 
 class SocketClient:
-    """Sends requests on this process's connection (opened on first use) and settles their futures."""
+    """Sends requests on this process's connection (opened on first use) and delivers their answers."""
 
     def __init__(self, path, token):
         self._path = path
@@ -48,93 +121,206 @@ class SocketClient:
     def _reset(self):
         self._lock = threading.Lock()
         self._connection = None
-        self._next_id = 1
+        self._ids = itertools.count(1)
 
-    def _connected(self):
-        # Called with self._lock held.
-        connection = self._connection
-        if connection is None or not connection.alive:
-            connection = SocketConnection(self._path, self._token)
-            self._connection = connection
-            reader = threading.Thread(target=self._read_loop, args=(connection,), name="codecall-rpc-reader", daemon=True)
-            reader.start()
-        return connection
-
-    def submit(self, method, params):
-        tool = params.get("name")
+    def _start(self, method, params, call):
+        """Encodes the request and registers `call` on the connection (opened if need be). Returns
+        (connection, request id, frame, whether the caller now holds the reader role). Raises
+        ToolError."""
         if not self._path:
-            return failed_future(
-                ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=tool)
-            )
-        future = concurrent.futures.Future()
+            raise ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=call.tool)
+        request_id = next(self._ids)
+        data = encode_request(request_id, method, params)
         with self._lock:
-            request_id = self._next_id
-            self._next_id += 1
-            try:
-                data = encode_request(request_id, method, params)
-                connection = self._connected()
-            except ToolError as error:
-                return failed_future(error)
-            except OSError as error:
-                return failed_future(ToolError("cannot reach the codecall host: %s" % error, tool=tool))
-            connection.pending[request_id] = (future, tool)
+            connection = self._connection
+            if connection is None or not connection.alive:
+                try:
+                    connection = SocketConnection(self._path, self._token)
+                except OSError as error:
+                    raise ToolError("cannot reach the codecall host: %s" % error, tool=call.tool) from None
+                self._connection = connection
+            connection.pending[request_id] = call
+            lead = not connection.reading
+            if lead:
+                connection.reading = True
+            elif call.future is None:
+                call.wake = threading.Lock()
+                call.wake.acquire()
+        return connection, request_id, data, lead
+
+    def _send(self, connection, request_id, data, call, lead):
+        """Sends a registered request; on failure the call is unregistered, the reader role passed on
+        if it holds it (from the start, or handed to it meanwhile), and ToolError raised."""
         try:
             with connection.send_lock:
                 connection.sock.sendall(data)
         except OSError as error:
             with self._lock:
                 connection.pending.pop(request_id, None)
-            settle(future, error=ToolError("lost the connection to the codecall host: %s" % error, tool=tool))
+                if lead or call.lead:
+                    self._pass_reading(connection)
+            raise ToolError("lost the connection to the codecall host: %s" % error, tool=call.tool) from None
+
+    def call(self, method, params):
+        """Sends one request and blocks until its answer: see _codecall_client.pyi."""
+        call = _Call(params.get("name"))
+        connection, request_id, data, lead = self._start(method, params, call)
+        self._send(connection, request_id, data, call, lead)
+        if not lead:
+            wake = call.wake
+            assert wake is not None  # _start makes one for every blocking call that follows.
+            try:
+                wake.acquire()
+            except BaseException:
+                # Interrupted while waiting (KeyboardInterrupt, a signal handler's exception): the
+                # call is abandoned, and a reader role handed to it meanwhile goes on to another.
+                with self._lock:
+                    connection.pending.pop(request_id, None)
+                    if call.lead:
+                        self._pass_reading(connection)
+                raise
+            if call.done:
+                return call.outcome()
+        self._lead(connection, call, request_id)
+        return call.outcome()
+
+    def submit(self, method, params):
+        """Sends one request and returns its future: see _codecall_client.pyi."""
+        future = concurrent.futures.Future()
+        call = _Call(params.get("name"), future)
+        try:
+            connection, request_id, data, lead = self._start(method, params, call)
+            self._send(connection, request_id, data, call, lead)
+        except ToolError as error:
+            return failed_future(error)
+        if lead:
+            self._wake_background(connection)
         return future
 
-    def _read_loop(self, connection):
-        closed = "the connection to the codecall host closed; the call was not retried"
+    def _lead(self, connection, own, own_id):
+        """Reads answers, settling each one's call, until `own` is settled; then passes the role on."""
         try:
-            for line in connection.reader:
-                try:
-                    self._answer(connection, line)
-                except Exception:
-                    # An answer nobody can own (garbled, an id of the wrong type): the others go on.
-                    continue
-        except (OSError, ValueError):
-            pass
-        except Exception as error:
-            closed = "the codecall client stopped reading answers (%s: %s); the call was not retried" % (type(error).__name__, error)
-        finally:
+            while not own.done:
+                if not self._read_one(connection):
+                    return
+        except BaseException:
+            # Interrupted while reading: the bytes read so far stay in the connection's buffer.
             with self._lock:
-                connection.alive = False
-                orphans = list(connection.pending.values())
-                connection.pending.clear()
-            for future, tool in orphans:
-                settle(future, error=ToolError(closed, tool=tool))
+                connection.pending.pop(own_id, None)
+                self._pass_reading(connection)
+            raise
+        with self._lock:
+            self._pass_reading(connection)
 
-    def _answer(self, connection, line):
-        """Settles the call one answer belongs to. An answer that cannot be decoded fails only its
-        own call (its id read from the start of the line), never the connection."""
+    def _pass_reading(self, connection):
+        """Gives up the reader role (held by the caller, with the state lock held): to a blocking
+        call that waits, else to the background reader when futures wait, else to nobody."""
+        if not connection.alive:
+            connection.reading = False
+            return
+        background = False
+        for call in connection.pending.values():
+            if call.future is None:
+                if call.wake is not None and not call.lead:
+                    call.lead = True
+                    call.wake.release()
+                    return
+            else:
+                background = True
+        connection.reading = background
+        if background:
+            self._wake_background(connection)
+
+    def _wake_background(self, connection):
+        """Hands the reader role, already marked taken, to the background reader."""
+        if connection.background is None:
+            connection.background = threading.Thread(
+                target=self._read_in_background, args=(connection,), name="codecall-rpc-reader", daemon=True
+            )
+            connection.background.start()
+        connection.idle.release()
+
+    def _read_in_background(self, connection):
+        """The background reader: whenever handed the role, reads until no call is pending."""
+        while connection.alive:
+            connection.idle.acquire()
+            while True:
+                with self._lock:
+                    if not connection.pending:
+                        connection.reading = False
+                        break
+                    if any(call.future is None for call in connection.pending.values()):
+                        # A blocking call reads faster for itself than through a hand-off.
+                        self._pass_reading(connection)
+                        break
+                try:
+                    if not self._read_one(connection):
+                        return
+                except Exception as error:
+                    # No call may wait for a reader that is gone: they fail, and the next reconnects.
+                    reason = "the codecall client stopped reading answers (%s: %s); the call was not retried"
+                    self._close(connection, reason % (type(error).__name__, error))
+                    return
+
+    def _read_one(self, connection):
+        """Reads one answer and settles its call. False (every pending call failed) when the
+        connection closed or broke. What else interrupts the read (a signal handler's exception in
+        a leading main thread) is the caller's to handle."""
+        try:
+            line = connection.next_line()
+        except OSError:
+            line = None
+        if line is None:
+            self._close(connection, _CLOSED)
+            return False
+        # An answer that cannot be decoded fails only its own call (its id read from the start of
+        # the line), never the connection; one nobody owns (garbled, an unknown id) is dropped.
         try:
             message = decode_answer(line)
             request_id = message.get("id") if isinstance(message, dict) else None
         except ToolError as error:
             message, request_id = error, answer_id(line)
         with self._lock:
-            entry = connection.pending.pop(request_id, None)
-        if entry is None:
-            return
-        future, tool = entry
-        if isinstance(message, ToolError):
-            message.tool = tool
-            settle(future, error=message)
-        else:
-            settle_response(future, message, tool)
+            try:
+                call = connection.pending.pop(request_id, None)
+            except TypeError:  # An unhashable id.
+                call = None
+            if call is not None:
+                if isinstance(message, ToolError):
+                    message.tool = call.tool
+                    call.settle(error=message)
+                else:
+                    call.settle(*response_outcome(message, call.tool))
+        return True
+
+    def _close(self, connection, reason):
+        with self._lock:
+            connection.alive = False
+            connection.reading = False
+            orphans = list(connection.pending.values())
+            connection.pending.clear()
+            for call in orphans:
+                call.settle(error=ToolError(reason, tool=call.tool))
+            # Lets a background reader that waits for the role see the end. (The socket itself is
+            # left to the garbage collector: another thread may still be sending on it.)
+            connection.idle.release()
 
     def after_fork(self):
         # The child must not share the parent's socket or inherit a lock held by another thread.
+        # (Closing the child's copy of the descriptor leaves the parent's connection alone.)
+        if self._connection is not None:
+            self._connection.sock.close()
         self._reset()
 
 
 client = SocketClient(os.environ.get("CODECALL_RPC_SOCKET"), os.environ.get("CODECALL_RPC_TOKEN"))
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=client.after_fork)
+
+
+def call(method: str, params: dict):
+    """Sends one request to the host and blocks until its answer (see _codecall_client.pyi)."""
+    return client.call(method, params)
 
 
 def submit(method: str, params: dict) -> concurrent.futures.Future:

@@ -1,0 +1,118 @@
+"""codecall's start-up hook in the run's Python processes: Python imports `sitecustomize` while it
+starts, and the run dir comes first on PYTHONPATH. It sets up stdout's buffering and makes sure
+buffered output is not lost.
+
+When nobody streams the run's output live, the host sets CODECALL_OUTPUT=buffered and leaves the
+script's stdout block-buffered (Python's own choice for a pipe: a flood of prints costs one write
+per 8 KiB instead of one or two per line). When someone does, it sets CODECALL_OUTPUT=lines and
+PYTHONUNBUFFERED, and the script's stdout becomes line-buffered, as on a terminal: each line as
+soon as it ends, in one write (unbuffered, a print is two; without this hook, as under
+`python -S`, it stays unbuffered).
+
+In the script's own process (the launcher names its pid in CODECALL_SCRIPT_PID), SIGTERM and
+SIGHUP (a timeout or an interrupt: the host's kill, which the launcher passes on) flush stdout and
+stderr, then end the process by the same signal, as it would have ended. Python runs the handler
+in the main thread between two bytecodes, so a thread blocked in a call that signals interrupt
+(sleep, I/O, waits, tool calls) flushes at once; one stuck in C code (or a signal that slips in
+just before a blocking call starts) waits for the host's SIGKILL after the grace period.
+
+Every other process of the run — a forked child (multiprocessing's fork workers), a Python
+subprocess — keeps the default SIGTERM (multiprocessing's Pool.terminate() waits for its workers
+without a deadline: a handler that runs late would hang it) and gets a line-buffered stdout
+instead, so what it prints is out by the end of each line when it is killed. A fork flushes first,
+so a child does not inherit what the parent printed and print it again.
+
+Then it runs the `sitecustomize` it shadows, if the interpreter has one. Imports are kept to
+builtins: every script pays for them at start-up.
+"""
+import os
+import sys
+
+import _signal  # pyright: ignore[reportMissingImports] -- the C module: `signal` would import enum
+
+
+def _flush_output():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:
+            pass  # A closed stream, or the main thread was interrupted inside a write to it.
+
+
+def _flush_and_end(signum, _frame):
+    _flush_output()
+    _signal.signal(signum, _signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _line_buffered():
+    if sys.stdout is None:
+        return
+    try:
+        # Under PYTHONUNBUFFERED the text layer writes through; now it gathers each line first.
+        sys.stdout.reconfigure(line_buffering=True, write_through=False)  # pyright: ignore[reportAttributeAccessIssue]
+    except (AttributeError, ValueError):
+        pass  # Not a TextIOWrapper (replaced before us), or detached: left as it is.
+
+
+_KILLS = (_signal.SIGTERM, _signal.SIGHUP)
+# The forking thread's signal mask from before the fork (see _before_fork).
+_mask_before_fork = None
+
+
+def _before_fork():
+    global _mask_before_fork
+    _flush_output()
+    # A kill that comes while the child is still being set up must not reach the flushing handler
+    # it inherits: Python would run it only once the child is past _as_child, which has reset it,
+    # and so drop the signal. Blocked, it waits in the kernel for the default action.
+    _mask_before_fork = _signal.pthread_sigmask(_signal.SIG_BLOCK, _KILLS)
+
+
+def _after_fork_in_parent():
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, _mask_before_fork)
+
+
+def _as_child():
+    """A forked child: the default SIGTERM and SIGHUP again, and stdout by lines."""
+    for signum in _KILLS:
+        if _signal.getsignal(signum) is _flush_and_end:
+            _signal.signal(signum, _signal.SIG_DFL)
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, _mask_before_fork)
+    _line_buffered()
+
+
+def _set_up(mode):
+    if os.environ.get("CODECALL_SCRIPT_PID") != str(os.getpid()):
+        _line_buffered()  # A Python subprocess of the script.
+        return
+    if mode == "lines":
+        _line_buffered()
+    for signum in _KILLS:
+        # A signal the script's parent made it ignore stays ignored.
+        if _signal.getsignal(signum) == _signal.SIG_DFL:
+            _signal.signal(signum, _flush_and_end)
+    if hasattr(os, "register_at_fork") and hasattr(_signal, "pthread_sigmask"):
+        os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_as_child)
+
+
+def _run_shadowed_sitecustomize():
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved_path = sys.path[:]
+    ours = sys.modules.pop(__name__)
+    sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != here]
+    try:
+        __import__(__name__)
+    except ImportError as error:
+        if error.name != __name__:
+            raise
+        sys.modules[__name__] = ours  # There is none.
+    finally:
+        sys.path[:] = saved_path
+
+
+_mode = os.environ.get("CODECALL_OUTPUT")
+if _mode in ("buffered", "lines"):
+    _set_up(_mode)
+_run_shadowed_sitecustomize()
