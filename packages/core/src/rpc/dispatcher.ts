@@ -231,7 +231,7 @@ export class RpcDispatcher {
       if (verdict?.approved === false) {
         outcome = { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied };
       } else {
-        const context = { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId };
+        const context = { environment: this.#options.environment, signal: controller.signal, runId: this.#options.runId, callId };
         const execute = () => Promise.resolve().then(() => tool.execute(args, context));
         const runTool = this.#options.runTool;
         outcome = { result: await raceAbort(runTool ? runTool(start, execute) : execute(), controller.signal) };
