@@ -229,6 +229,21 @@ describe("a client that supports elicitation", () => {
   });
 });
 
+describe("a client that goes away while a question is open", () => {
+  it("dropping its connection ends the run at once, without waiting for the approval timeout", async () => {
+    const leaving = await connect(serving.url, true);
+    answer = never;
+    const before = results.length;
+    void leaving.callTool({ name: "execute_code", arguments: { code: "from codecall import write_note\nwrite_note('x')" } }).catch(() => {});
+    await waitFor(() => questions.length === 1, "the question reached the client");
+    // Closes the HTTP connections; the session is not ended (no DELETE).
+    await leaving.close();
+    await waitFor(() => results.length > before, "the run ended");
+    expect(results.at(-1)).toMatchObject({ status: "interrupted" });
+    expect(written).toEqual([]);
+  });
+});
+
 describe("a client without elicitation", () => {
   it("lists a description that says such calls are denied, and they are, without a question", async () => {
     const client = await connect(serving.url, false);
