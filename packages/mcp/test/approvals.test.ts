@@ -139,37 +139,28 @@ describe("a client that supports elicitation", () => {
     });
   });
 
-  it("a denial with a reason is a ToolError the script catches; without a reason it says the user denied it", async () => {
+  it("every other answer denies, with a reason the script reads in the ToolError it catches before going on", async () => {
     const client = await connect(serving.url, true);
-    answer = () => ({ action: "accept", content: { decision: "deny", reason: "  not in production  " } });
-    expect((await run(client, CATCHING)).text).toBe("denied: write_note: Tool call denied: not in production\nwent on\n");
-    answer = () => ({ action: "accept", content: { decision: "deny" } });
-    expect((await run(client, CATCHING)).text).toBe("denied: write_note: Tool call denied: the user denied this call\nwent on\n");
-    expect(written).toEqual([]);
-  });
-
-  it("declining or dismissing the form, or an answer without a decision, denies", async () => {
-    const client = await connect(serving.url, true);
-    const cases: [ElicitResult, string][] = [
-      [{ action: "decline" }, "the user declined this call"],
-      [{ action: "cancel" }, "the user dismissed the approval request"],
-      [{ action: "accept" }, "the client's answer named no decision"],
+    const cases: [Answer, string][] = [
+      [() => ({ action: "accept", content: { decision: "deny", reason: "  not in production  " } }), "not in production"],
+      [() => ({ action: "accept", content: { decision: "deny" } }), "the user denied this call"],
+      [() => ({ action: "decline" }), "the user declined this call"],
+      [() => ({ action: "cancel" }), "the user dismissed the approval request"],
+      [() => ({ action: "accept" }), "the client's answer named no decision"],
+      // Failing closed: the client answers with an error, or with a form that does not match.
+      [
+        () => {
+          throw new Error("no UI here");
+        },
+        "the approval could not be obtained",
+      ],
+      [() => ({ action: "accept", content: { decision: "maybe" } }), "the approval could not be obtained"],
     ];
     for (const [reply, reason] of cases) {
-      answer = () => reply;
+      answer = reply;
       expect((await run(client, CATCHING)).text).toBe(`denied: write_note: Tool call denied: ${reason}\nwent on\n`);
     }
-    expect(written).toEqual([]);
-  });
-
-  it("a client that fails to answer (an error, or a form that does not match) denies, failing closed", async () => {
-    const client = await connect(serving.url, true);
-    answer = () => {
-      throw new Error("no UI here");
-    };
-    expect((await run(client, CATCHING)).text).toBe("denied: write_note: Tool call denied: the approval could not be obtained\nwent on\n");
-    answer = () => ({ action: "accept", content: { decision: "maybe" } });
-    expect((await run(client, CATCHING)).text).toBe("denied: write_note: Tool call denied: the approval could not be obtained\nwent on\n");
+    expect(questions).toHaveLength(cases.length);
     expect(written).toEqual([]);
   });
 
@@ -213,35 +204,30 @@ describe("a client that supports elicitation", () => {
     await waitFor(() => !processAlive(pid), `script ${pid} gone`);
     expect(written).toEqual([]);
   });
-
-  it("a client that ends its session while a question is open ends the run; the server goes on serving", async () => {
-    const leaving = await connect(serving.url, true);
-    answer = never;
-    const before = results.length;
-    void leaving.callTool({ name: "execute_code", arguments: { code: "from codecall import write_note\nwrite_note('x')" } }).catch(() => {});
-    await waitFor(() => questions.length === 1, "the question reached the client");
-    await (leaving.transport as StreamableHTTPClientTransport).terminateSession();
-    await leaving.close();
-    await waitFor(() => results.length > before, "the run ended");
-    expect(results.at(-1)).toMatchObject({ status: "interrupted" });
-    answer = () => ({ action: "accept", content: { decision: "approve" } });
-    expect((await run(await connect(serving.url, true), "from codecall import write_note\nprint(write_note('y'))")).text).toBe("wrote y\n");
-  });
 });
 
 describe("a client that goes away while a question is open", () => {
-  it("dropping its connection ends the run at once, without waiting for the approval timeout", async () => {
-    const leaving = await connect(serving.url, true);
-    answer = never;
-    const before = results.length;
-    void leaving.callTool({ name: "execute_code", arguments: { code: "from codecall import write_note\nwrite_note('x')" } }).catch(() => {});
-    await waitFor(() => questions.length === 1, "the question reached the client");
-    // Closes the HTTP connections; the session is not ended (no DELETE).
-    await leaving.close();
-    await waitFor(() => results.length > before, "the run ended");
-    expect(results.at(-1)).toMatchObject({ status: "interrupted" });
-    expect(written).toEqual([]);
-  });
+  const ways: [string, (client: Client) => Promise<void>][] = [
+    ["ends its session (DELETE)", (client) => (client.transport as StreamableHTTPClientTransport).terminateSession()],
+    // Closing the client closes its HTTP connections and leaves the session.
+    ["drops its connection", async () => {}],
+  ];
+  for (const [how, leave] of ways) {
+    it(`${how}: the run ends at once, not at the approval timeout, and the server goes on serving`, async () => {
+      const leaving = await connect(serving.url, true);
+      answer = never;
+      const before = results.length;
+      void leaving.callTool({ name: "execute_code", arguments: { code: "from codecall import write_note\nwrite_note('x')" } }).catch(() => {});
+      await waitFor(() => questions.length === 1, "the question reached the client");
+      await leave(leaving);
+      await leaving.close();
+      await waitFor(() => results.length > before, "the run ended");
+      expect(results.at(-1)).toMatchObject({ status: "interrupted" });
+      expect(written).toEqual([]);
+      answer = () => ({ action: "accept", content: { decision: "approve" } });
+      expect((await run(await connect(serving.url, true), "from codecall import write_note\nprint(write_note('y'))")).text).toBe("wrote y\n");
+    });
+  }
 });
 
 describe("a client without elicitation", () => {
