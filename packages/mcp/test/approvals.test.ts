@@ -126,9 +126,17 @@ describe("a client that supports elicitation", () => {
 
   it("is asked, with the tool and its arguments, and an approved call runs", async () => {
     const client = await connect(serving.url, true);
-    const { text, result } = await run(client, "from codecall import write_note\nprint(write_note('hello'))");
-    expect(result).toMatchObject({ status: "success", toolCallsMade: 1 });
-    expect(text).toBe("wrote hello\n");
+    const progress: string[] = [];
+    const reply = await client.callTool(
+      { name: "execute_code", arguments: { code: "from codecall import write_note\nprint(write_note('hello'))" } },
+      undefined,
+      {
+        onprogress: ({ message }) => progress.push(message ?? ""),
+      },
+    );
+    expect(reply.structuredContent).toMatchObject({ status: "success", toolCallsMade: 1 });
+    expect(reply.content).toEqual([{ type: "text", text: "wrote hello\n" }]);
+    expect(progress.join("\n")).toContain("[calling write_note]\n[waiting for approval of write_note]");
     expect(written).toEqual(["hello"]);
     expect(questions).toHaveLength(1);
     const { params } = questions[0]!.request;
