@@ -1,26 +1,65 @@
 /**
  * `codeTool()`: codecall's `execute_code` as an AI SDK tool, for `generateText`, `streamText` and
  * agents. The model sends `{ code }`; the script runs with the call's abort signal, so aborting
- * the generation interrupts the script and cancels the tools it is waiting for.
+ * the generation interrupts the script and cancels the tools it is waiting for. Calls the script
+ * makes to tools that need approval are decided by `onApproval` while the script runs (the AI SDK's
+ * own approval step ends a generation step, which a running script cannot wait for).
  */
-import { createCodeTool, type CodeToolArgs, type CodeToolOptions, type ExecuteCodeResult } from "@codecall/core";
+import {
+  createCodeTool,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type CodeToolArgs,
+  type CodeToolOptions,
+  type ExecuteCodeResult,
+} from "@codecall/core";
 import { validateAgainstSchema } from "@codecall/core/backend-kit";
-import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
+import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolExecutionOptions } from "ai";
 import { codeResultToModelOutput } from "./model-output.js";
 
 /** The AI SDK tool `codeTool()` returns: input `{ code }`, output codecall's result. */
 export type AiSdkCodeTool = Tool<CodeToolArgs, ExecuteCodeResult>;
 
+/** The `execute_code` call a script runs in, as the AI SDK gave it to the tool. */
+export type AiSdkToolCall = Pick<ToolExecutionOptions, "toolCallId" | "messages" | "experimental_context">;
+
+/**
+ * Decides a call the script makes to a tool that needs approval (see core's `ApprovalHandler`),
+ * told also which `execute_code` call of the conversation the script belongs to: its
+ * `toolCallId`, the `messages` that led to it, and `generateText`'s `experimental_context` (say,
+ * the user to ask). A handler of core's shape, `(request) => decision`, fits as it is.
+ */
+export type AiSdkApprovalHandler = (request: ApprovalRequest, call: AiSdkToolCall) => ApprovalDecision | Promise<ApprovalDecision>;
+
+export interface AiSdkCodeToolOptions extends Omit<CodeToolOptions, "onApproval"> {
+  /**
+   * Decides, while the script runs, the calls it makes to tools that need approval (approve, deny
+   * with a reason the script reads as `ToolError`, or approve the tool for the rest of the run).
+   * Without it such calls are denied, and the description tells the model so.
+   */
+  onApproval?: AiSdkApprovalHandler;
+  /**
+   * The AI SDK's `needsApproval` for the `execute_code` call itself: the whole script is approved
+   * (or not) before it runs, through the AI SDK's own round trip (a `tool-approval-request` part
+   * ends the step; the next `generateText` call, given a `tool-approval-response`, runs or skips
+   * it). `true`, or a function of `{ code }` and the call. Independent of `onApproval`, which
+   * decides the calls inside a running script.
+   */
+  needsApproval?: AiSdkCodeTool["needsApproval"];
+}
+
 /**
  * Builds the `execute_code` tool. Register it under any key of `tools` (`execute_code` reads
  * well). The description is the one `createCodeTool` writes (the importable functions with their
- * signatures, the limits); `execute` never throws for a failed script: the model reads the
- * status, the error and the output (see {@link codeResultToModelOutput}), and the full
- * `ExecuteCodeResult` is the tool result in `steps[].toolResults`. Throws `INVALID_TOOL` /
- * `INVALID_OPTIONS` at once for tools or options a script could not use.
+ * signatures, the limits, which tools need approval and whether it can be given); `execute` never
+ * throws for a failed script: the model reads the status, the error and the output (see
+ * {@link codeResultToModelOutput}), and the full `ExecuteCodeResult` is the tool result in
+ * `steps[].toolResults`. Throws `INVALID_TOOL` / `INVALID_OPTIONS` at once for tools or options
+ * a script could not use.
  */
-export function codeTool(options: CodeToolOptions): AiSdkCodeTool {
-  const codecall = createCodeTool(options);
+export function codeTool(options: AiSdkCodeToolOptions): AiSdkCodeTool {
+  const { onApproval, needsApproval, ...codeToolOptions } = options;
+  const codecall = createCodeTool({ ...codeToolOptions, canApprove: options.canApprove ?? onApproval !== undefined });
   return tool({
     description: codecall.description,
     inputSchema: jsonSchema<CodeToolArgs>(codecall.parameters as JSONSchema7, {
@@ -31,7 +70,14 @@ export function codeTool(options: CodeToolOptions): AiSdkCodeTool {
           : { success: false, error: new Error(`Invalid execute_code input: ${issues.join("; ")}`) };
       },
     }),
-    execute: (input, { abortSignal }) => codecall.execute(input, { signal: abortSignal }),
+    ...(needsApproval === undefined ? {} : { needsApproval }),
+    execute: (input, { abortSignal, toolCallId, messages, experimental_context }) => {
+      const call: AiSdkToolCall = { toolCallId, messages, experimental_context };
+      return codecall.execute(input, {
+        signal: abortSignal,
+        ...(onApproval ? { onApproval: (request: ApprovalRequest) => onApproval(request, call) } : {}),
+      });
+    },
     toModelOutput: ({ output }) => codeResultToModelOutput(output),
   });
 }

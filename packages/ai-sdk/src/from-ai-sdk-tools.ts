@@ -3,21 +3,30 @@
  * codecall tool whose stub function has an importable name, whose parameters are the JSON Schema
  * the AI SDK itself would send the model (defaulted fields optional), and whose `execute` checks
  * the arguments with the tool's own schema (so zod's defaults and transforms apply) before it
- * calls the AI SDK tool's `execute` the way the AI SDK does: with a fresh `toolCallId`, the run's
- * abort signal, and `messages`.
+ * calls the AI SDK tool's `execute` the way the AI SDK does: with a `toolCallId`, the run's abort
+ * signal, and `messages`. A tool's `needsApproval` becomes codecall's, so its calls from a script
+ * wait for the run's `onApproval`.
  */
-import { CodecallError, errorMessage, pythonToolNames, type JSONSchema, type PythonToolNameOptions, type ToolDefinition } from "@codecall/core";
+import {
+  CodecallError,
+  errorMessage,
+  pythonToolNames,
+  type JSONSchema,
+  type NeedsApproval,
+  type PythonToolNameOptions,
+  type ToolDefinition,
+} from "@codecall/core";
 import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/backend-kit";
 import { asSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
 import { validationFailure } from "./validation-failure.js";
 
 export interface FromAiSdkToolsOptions extends PythonToolNameOptions {
   /**
-   * Passed to every tool as `messages` (the AI SDK passes the messages that led to the call; a
-   * script's call has none of its own). Default `[]`.
+   * Passed to every tool (its `execute` and its `needsApproval` function) as `messages` (the AI SDK
+   * passes the messages that led to the call; a script's call has none of its own). Default `[]`.
    */
   messages?: ModelMessage[];
-  /** Passed to every tool as `experimental_context`, as `generateText({ experimental_context })` does. */
+  /** Passed to every tool (`execute`, `needsApproval`) as `experimental_context`, as `generateText({ experimental_context })` does. */
   experimental_context?: unknown;
 }
 
@@ -30,9 +39,10 @@ export interface AiSdkToolDefinition extends ToolDefinition<Record<string, unkno
  * Converts `tools` (an AI SDK `ToolSet`: zod, any Standard Schema, or `jsonSchema()` inputs) into
  * codecall tools, in the set's order. Names are mapped to importable Python names by
  * `pythonToolNames` (`get-weather` → `get_weather`; collisions get `_2`, …; `prefix` and
- * `reserved` as there). Throws `INVALID_TOOL` naming the tool for one a script cannot call: no
- * `execute` (a client-side or provider-executed tool), `needsApproval` set, or an input schema
- * that is not of an object.
+ * `reserved` as there). A tool's `needsApproval` (`true`, or its function of the input) is kept:
+ * the run's `onApproval` decides those calls while the script waits. Throws `INVALID_TOOL`
+ * naming the tool for one a script cannot call: no `execute` (a client-side or
+ * provider-executed tool), or an input schema that is not of an object.
  */
 export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOptions = {}): Promise<AiSdkToolDefinition[]> {
   const entries = Object.entries(tools) as [string, Tool][];
@@ -54,11 +64,6 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
         : "has no execute function (its result comes from the client, e.g. a user's answer): a script cannot call it. Leave it out of the set given to fromAiSdkTools.",
     );
   }
-  if (aiTool.needsApproval !== undefined && aiTool.needsApproval !== false) {
-    throw refuse(
-      "needs approval (needsApproval), and a script's call would not ask for it. Leave it out of the set given to fromAiSdkTools, or let the model call it directly.",
-    );
-  }
   const input = asSchema(aiTool.inputSchema);
   let parameters: JSONSchema;
   let returns: JSONSchema | undefined;
@@ -72,30 +77,67 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
     throw refuse(`takes ${JSON.stringify(parameters.type)} input: a script passes arguments by name, so its input schema must be of an object.`);
   }
   const schema = aiTool.inputSchema;
+  const parse = async (args: Record<string, unknown>): Promise<unknown> => {
+    if (isStandardSchema(schema)) return parseWithStandardSchema(schema, args);
+    const result = input.validate === undefined ? { success: true as const, value: args } : await input.validate(args);
+    if (!result.success) throw new Error(`Invalid arguments: ${validationFailure(result.error)}`);
+    return result.value;
+  };
+  // One parse per call: the dispatcher hands the same arguments object to `needsApproval` and to
+  // `execute`, so the approval rule decides on exactly the value the tool then runs with (a schema
+  // whose refinements are not pure could otherwise pass one and fail the other). Execute takes the
+  // entry; one left by a denied call goes with its arguments.
+  const parsed = new WeakMap<object, Promise<unknown>>();
+  const parseOnce = (args: Record<string, unknown>): Promise<unknown> => {
+    let outcome = parsed.get(args);
+    if (outcome === undefined) parsed.set(args, (outcome = parse(args)));
+    return outcome;
+  };
+  const callOptions = (context: { runId: string; callId: string }) => ({
+    toolCallId: toolCallIdOf(context),
+    messages: options.messages ?? [],
+    experimental_context: options.experimental_context,
+  });
+  const rule = aiTool.needsApproval;
+  const needsApproval: NeedsApproval | undefined =
+    typeof rule === "function"
+      ? async (args, context) => {
+          let value: unknown;
+          try {
+            value = await parseOnce(args);
+          } catch {
+            // Arguments the tool's schema refuses fail before the tool runs (the same outcome is
+            // reused by execute): there is nothing to approve, as when the model calls it directly.
+            return false;
+          }
+          return rule(value, callOptions(context));
+        }
+      : rule;
   return {
     name,
     aiSdkName,
     description: aiTool.description ?? "",
     parameters,
     ...(returns === undefined ? {} : { returns }),
+    ...(needsApproval === undefined || needsApproval === false ? {} : { needsApproval }),
     async execute(args, context) {
-      let value: unknown;
-      if (isStandardSchema(schema)) {
-        value = await parseWithStandardSchema(schema, args);
-      } else {
-        const result = input.validate === undefined ? { success: true as const, value: args } : await input.validate(args);
-        if (!result.success) throw new Error(`Invalid arguments: ${validationFailure(result.error)}`);
-        value = result.value;
-      }
-      const output: unknown = await run(value, {
-        toolCallId: `codecall-${crypto.randomUUID()}`,
-        messages: options.messages ?? [],
-        abortSignal: context.signal,
-        experimental_context: options.experimental_context,
-      });
+      const outcome = parseOnce(args);
+      // Taken, not kept: a second call with the same object (outside a run) parses afresh.
+      parsed.delete(args);
+      const value = await outcome;
+      const output: unknown = await run(value, { ...callOptions(context), abortSignal: context.signal });
       return isAsyncIterable(output) ? lastValue(output) : output;
     },
   };
+}
+
+/**
+ * The `toolCallId` an AI SDK tool sees for a call from a script: the run's id and the call's number
+ * in it, the same in `needsApproval` and in `execute` (and the `callId` of the run's events and
+ * approval request), and unique across runs.
+ */
+function toolCallIdOf(context: { runId: string; callId: string }): string {
+  return `codecall-${context.runId}-${context.callId}`;
 }
 
 /** The schema as JSON data: zod hides a `~standard` (functions) in the JSON Schemas it generates. */

@@ -89,7 +89,7 @@ function expectConcurrentCalls(): void {
   expect(calls.every((call) => call.unit === "c")).toBe(true);
   expect(new Set(calls.map((call) => call.toolCallId)).size).toBe(3);
   for (const call of calls) {
-    expect(call.toolCallId).toMatch(/^codecall-[0-9a-f-]{36}$/);
+    expect(call.toolCallId).toMatch(/^codecall-[0-9a-f]{16}-[123]$/);
     expect(call.signal).toBeInstanceOf(AbortSignal);
   }
 }

@@ -1,13 +1,13 @@
 /**
  * fromAiSdkTools on its own: names, the JSON Schema the stub is written from, validation by the
- * tool's own schema, the call options an AI SDK tool gets, and the tools a script must not call.
+ * tool's own schema, needsApproval as codecall's, the call options an AI SDK tool gets, and the tools a script must not call.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { createEnvironment } from "@codecall/backend-local";
-import { checkToolSet, CodecallError, executeCode, type Environment, type ToolContext } from "@codecall/core";
+import { checkToolSet, CodecallError, executeCode, type Environment, type NeedsApproval, type ToolContext } from "@codecall/core";
 import { describePythonSignatures } from "@codecall/core/protocol";
 import { createTransport } from "@codecall/transport-uds";
 import { dynamicTool, jsonSchema, tool, type ToolExecutionOptions } from "ai";
@@ -20,8 +20,8 @@ const noop = { execute: () => "ok" };
 const object = z.object({});
 
 /** A context as the dispatcher gives one; tools here never touch the environment. */
-function context(signal = new AbortController().signal): ToolContext {
-  return { environment: {} as Environment, signal, runId: "run-1" };
+function context(signal = new AbortController().signal, callId = "1"): ToolContext {
+  return { environment: {} as Environment, signal, runId: "run-1", callId };
 }
 
 describe("names", () => {
@@ -94,14 +94,61 @@ describe("tools a script must not call", () => {
       /AI SDK tool "ask_user" has no execute function .*Leave it out/,
     );
   });
+});
 
-  it("refuses a tool that needs approval, whether always or by its input", async () => {
-    for (const needsApproval of [true, () => true]) {
-      await expect(fromAiSdkTools({ delete_repo: tool({ inputSchema: object, needsApproval, ...noop }) })).rejects.toThrow(
-        /AI SDK tool "delete_repo" needs approval/,
-      );
-    }
-    await expect(fromAiSdkTools({ fine: tool({ inputSchema: object, needsApproval: false, ...noop }) })).resolves.toHaveLength(1);
+describe("needsApproval", () => {
+  it("keeps true as true and leaves a tool that never needs approval without one", async () => {
+    const [always, never, unset] = await fromAiSdkTools({
+      always: tool({ inputSchema: object, needsApproval: true, ...noop }),
+      never: tool({ inputSchema: object, needsApproval: false, ...noop }),
+      unset: tool({ inputSchema: object, ...noop }),
+    });
+    expect(always!.needsApproval).toBe(true);
+    expect(never!.needsApproval).toBeUndefined();
+    expect(unset!.needsApproval).toBeUndefined();
+  });
+
+  it("calls the tool's function with the parsed input and the AI SDK's options; invalid input needs none (it fails before the tool runs)", async () => {
+    const seen: unknown[] = [];
+    const [archive] = await fromAiSdkTools(
+      {
+        archive: tool({
+          inputSchema: z.object({ id: z.number(), kind: z.enum(["draft", "live"]).default("live") }),
+          needsApproval: (input, options) => (seen.push({ input, ...options }), input.kind === "live"),
+          ...noop,
+        }),
+      },
+      { messages: [{ role: "user", content: "hi" }], experimental_context: "ctx" },
+    );
+    const rule = archive!.needsApproval as Exclude<NeedsApproval, boolean>;
+    const approvalContext = { runId: "r1", callId: "4", signal: new AbortController().signal };
+    await expect(rule({ id: 1 }, approvalContext)).resolves.toBe(true);
+    await expect(rule({ id: 1, kind: "draft" }, approvalContext)).resolves.toBe(false);
+    await expect(rule({ id: "x" }, approvalContext)).resolves.toBe(false);
+    expect(seen).toEqual([
+      { input: { id: 1, kind: "live" }, toolCallId: "codecall-r1-4", messages: [{ role: "user", content: "hi" }], experimental_context: "ctx" },
+      { input: { id: 1, kind: "draft" }, toolCallId: "codecall-r1-4", messages: [{ role: "user", content: "hi" }], experimental_context: "ctx" },
+    ]);
+  });
+
+  it("parses once per call: the rule decides on the very value execute then runs with", async () => {
+    let parses = 0;
+    const received: unknown[] = [];
+    const [counted] = await fromAiSdkTools({
+      counted: tool({
+        inputSchema: z.object({ n: z.number() }).transform((input) => ({ ...input, parse: ++parses })),
+        needsApproval: (input) => input.parse === 1,
+        execute: (input) => (received.push(input), "ok"),
+      }),
+    });
+    const args = { n: 5 };
+    const rule = counted!.needsApproval as Exclude<NeedsApproval, boolean>;
+    await expect(rule(args, { runId: "r", callId: "1", signal: new AbortController().signal })).resolves.toBe(true);
+    await counted!.execute(args, context());
+    expect(received).toEqual([{ n: 5, parse: 1 }]);
+    // Taken by execute: the same object called again outside a run is parsed afresh.
+    await counted!.execute(args, context());
+    expect(received[1]).toEqual({ n: 5, parse: 2 });
   });
 });
 
@@ -142,17 +189,16 @@ describe("execute", () => {
     await expect(checked!.execute({ n: 8 }, context())).rejects.toThrow("Invalid arguments: 'n' must be 7");
   });
 
-  it("gives each call a fresh toolCallId, the run's abort signal, messages and the experimental context", async () => {
+  it("gives each call its own toolCallId (the run's id and the call's number), the run's abort signal, messages and the experimental context", async () => {
     const seen: ToolExecutionOptions[] = [];
     const [probe] = await fromAiSdkTools(
       { probe: dynamicTool({ inputSchema: object, execute: (_input, options) => (seen.push(options), "ok") }) },
       { experimental_context: { user: "ada" } },
     );
     const controller = new AbortController();
-    await probe!.execute({}, context(controller.signal));
-    await probe!.execute({}, context(controller.signal));
-    expect(seen).toHaveLength(2);
-    expect(seen[0]!.toolCallId).not.toBe(seen[1]!.toolCallId);
+    await probe!.execute({}, context(controller.signal, "1"));
+    await probe!.execute({}, context(controller.signal, "2"));
+    expect(seen.map((options) => options.toolCallId)).toEqual(["codecall-run-1-1", "codecall-run-1-2"]);
     expect(seen[0]).toMatchObject({ messages: [], experimental_context: { user: "ada" } });
     expect(seen[0]!.abortSignal).toBe(controller.signal);
   });

@@ -46,6 +46,12 @@ Options:
   --no-builtin-tools, --cwd, --env-passthrough, --interpreter, --config
                             as for codecall run: where scripts run and the tools they may call.
                             One environment serves every call and is closed when the server ends.
+  --require-approval A,B    each call of these tools needs approval (repeatable): the MCP client is
+                            asked (elicitation: approve / approve for the run / deny with a reason);
+                            a client that cannot be asked gets them denied, as the tool description says
+  --approve-all             approve every call that needs approval without asking
+  --approval-timeout SECS   longest wait for one answer (default 300); then the call is denied
+  -v, --verbose             log each tool call and approval decision on stderr
 
 Client configuration (Claude Desktop, IDEs: the common "mcpServers" JSON):
   { "mcpServers": { "codecall": { "command": "npx", "args": ["-y", "codecall", "mcp", "serve"] } } }

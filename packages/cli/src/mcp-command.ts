@@ -2,14 +2,17 @@
  * `codecall mcp serve`: execute_code as an MCP server, over stdio (the client starts this command)
  * or Streamable HTTP (`--http PORT`). The tools, the backend and the transport are chosen as for
  * `codecall run`; one environment serves every call and is closed when the server ends: at the
- * end of stdin, or on SIGINT, SIGTERM or SIGHUP (runs in progress are interrupted first).
+ * end of stdin, or on SIGINT, SIGTERM or SIGHUP (runs in progress are interrupted first). Calls
+ * that need approval (`--require-approval`, or a tool's own `needsApproval`) are asked of the MCP
+ * client through elicitation when it supports it, else denied; `--approve-all` approves them.
  */
-import { createCodeTool, resolveTransports, type ExecuteCodeResult } from "@codecall/core";
+import { createCodeTool, resolveTransports, type ExecuteCodeResult, type ToolDefinition } from "@codecall/core";
 import { MCP_HELP, MCP_SERVE_HELP } from "./command-help.js";
 import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
 import { parseToolsArgs } from "./run-config.js";
-import { closeEnvironment, createBackendEnvironment, explain, type CliIO } from "./run-command.js";
+import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
+import { createEventPrinter } from "./run-events.js";
 import { loadTools } from "./tool-loading.js";
 
 const SERVE_FLAGS = { http: { type: "string" }, host: { type: "string" } } as const;
@@ -61,6 +64,8 @@ async function serve(args: string[], io: CliIO): Promise<number> {
         .filter(Boolean),
       { importModule },
     ).catch(explain);
+    const hostSecrets = hostSecretValues(config.envPassthrough);
+    const onResult = (result: ExecuteCodeResult) => io.stderr.write(describeRun(result));
     const codeTool = createCodeTool({
       environment,
       transport,
@@ -73,18 +78,30 @@ async function serve(args: string[], io: CliIO): Promise<number> {
       env: { passthrough: config.envPassthrough },
       ...(config.cwd ? { cwd: config.cwd } : {}),
       ...(config.interpreter ? { interpreter: config.interpreter } : {}),
+      // With --approve-all the server approves; otherwise each client is asked (elicitation), or nobody.
+      ...(config.approveAll ? { onApproval: () => "approve" as const } : {}),
+      ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),
+      // Stdout is the protocol (over stdio): only stderr lines, as `json` keeps them.
+      onEvent: createEventPrinter({
+        ...io,
+        json: true,
+        verbose: config.verbose,
+        knownSecrets: hostSecrets,
+        deniedBecause: "the MCP client cannot be asked (it does not support elicitation)",
+      }),
     });
-    const onResult = (result: ExecuteCodeResult) => io.stderr.write(describeRun(result));
+    const serverOptions = { onResult, elicitApprovals: !config.approveAll, knownSecrets: hostSecrets };
+    const serving = `(${environment.backendId}; ${tools.length} tools${describeApprovals(tools, config.approveAll)})`;
     if (port === undefined) {
-      const serving = await serveStdio(codeTool, { stdin: io.stdin as NodeJS.ReadStream, stdout: io.stdout as NodeJS.WriteStream, onResult });
-      io.stderr.write(`codecall: serving execute_code over stdio (${environment.backendId}; ${tools.length} tools)\n`);
-      await Promise.race([serving.closed, stopped]);
-      await serving.close();
+      const stdio = await serveStdio(codeTool, { stdin: io.stdin as NodeJS.ReadStream, stdout: io.stdout as NodeJS.WriteStream, ...serverOptions });
+      io.stderr.write(`codecall: serving execute_code over stdio ${serving}\n`);
+      await Promise.race([stdio.closed, stopped]);
+      await stdio.close();
     } else {
-      const serving = await serveHttp(codeTool, { port, ...(values.host ? { host: values.host as string } : {}), onResult });
-      io.stderr.write(`codecall: serving execute_code at ${serving.url} (${environment.backendId}; ${tools.length} tools)\n`);
+      const http = await serveHttp(codeTool, { port, ...(values.host ? { host: values.host as string } : {}), ...serverOptions });
+      io.stderr.write(`codecall: serving execute_code at ${http.url} ${serving}\n`);
       await stopped;
-      await serving.close();
+      await http.close();
     }
     return stoppedBy === undefined ? 0 : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
@@ -92,6 +109,12 @@ async function serve(args: string[], io: CliIO): Promise<number> {
     await closeTools();
     removeInterrupt();
   }
+}
+
+/** What happens to calls that need approval, for the start-up line (nothing when no tool needs any). */
+function describeApprovals(tools: readonly ToolDefinition[], approveAll: boolean): string {
+  if (!tools.some((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)) return "";
+  return approveAll ? "; calls needing approval are approved (--approve-all)" : "; calls needing approval are asked of the client, or denied";
 }
 
 /** One log line per run, for the server's operator. */

@@ -178,7 +178,7 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
 }
 
 /** The values of the host's secret-looking variables (the CLI's own env), for masking progress lines and questions. */
-function hostSecretValues(passthrough: readonly string[]): string[] {
+export function hostSecretValues(passthrough: readonly string[]): string[] {
   return scrubEnv(readHostEnv(), { passthrough }).secretValues;
 }
 

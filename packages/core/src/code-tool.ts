@@ -55,6 +55,14 @@ export interface CodeToolCallContext {
 export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
   /** Runs the script; never throws for script failures (they are results). */
   execute(args: CodeToolArgs, context?: CodeToolCallContext): Promise<ExecuteCodeResult>;
+  /** Whether `description` says that calls needing approval can be approved (`canApprove`, else whether `onApproval` is given). */
+  readonly canApprove: boolean;
+  /**
+   * The description as it reads when approvals can (or cannot) be given: for a platform that
+   * learns per connection whether someone can approve, such as an MCP server whose client may or
+   * may not support elicitation. Same tools, limits and module name as `description`.
+   */
+  describe(options: DescribeCodeToolOptions): string;
 }
 
 /**
@@ -80,9 +88,12 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
     required: ["code"],
     additionalProperties: false,
   };
+  const canApprove = options.canApprove ?? options.onApproval !== undefined;
   return {
     name: options.name ?? "execute_code",
-    description: describeCodeTool(tools, limits, moduleName, { canApprove: options.canApprove ?? options.onApproval !== undefined }),
+    description: describeCodeTool(tools, limits, moduleName, { canApprove }),
+    canApprove,
+    describe: (describeOptions) => describeCodeTool(tools, limits, moduleName, describeOptions),
     parameters,
     async execute(args, context = {}) {
       const environment = typeof options.environment === "function" ? await options.environment() : options.environment;

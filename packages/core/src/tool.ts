@@ -13,6 +13,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Identifies the run, for logs. */
   readonly runId: string;
+  /**
+   * Identifies this call within the run: the `callId` its events, its approval request and its
+   * tool's `needsApproval` function carry, so a tool (or an adapter) can tie them together.
+   */
+  readonly callId: string;
 }
 
 /**

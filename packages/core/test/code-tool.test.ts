@@ -105,6 +105,16 @@ describe("tools that need approval, in the description the model reads", () => {
     expect(describeCodeTool([write], resolveLimits())).toBe(codeTool.description);
   });
 
+  it("describes itself for either case, for a platform that learns per connection who can approve", () => {
+    const closed = createCodeTool({ environment: fakeEnvironment, transport, tools: [write] });
+    expect(closed.canApprove).toBe(false);
+    expect(closed.describe({ canApprove: false })).toBe(closed.description);
+    const open = closed.describe({ canApprove: true });
+    expect(open).toContain("Approval: calls to write_file need approval. Such a call waits until it is decided");
+    expect(open).toBe(createCodeTool({ environment: fakeEnvironment, transport, tools: [write], canApprove: true }).description);
+    expect(createCodeTool({ environment: fakeEnvironment, transport, tools: [write], onApproval: () => true }).canApprove).toBe(true);
+  });
+
   it("says nothing about approval when no tool needs it", () => {
     const text = describeCodeTool([readFile, { ...terminal, needsApproval: false }], resolveLimits(), "codecall", { canApprove: true });
     expect(text).not.toContain("pproval");

@@ -25,6 +25,8 @@ describe("RpcDispatcher: tools/call", () => {
     expect(seen).toEqual([{ a: 1 }, {}]);
     expect(contexts[0]?.environment).toBe(fakeEnvironment);
     expect(contexts[0]?.runId).toBe("run-42");
+    // The call's number in the run, as its events and approval request name it.
+    expect(contexts.map((context) => context.callId)).toEqual(["1", "2"]);
     expect(contexts[0]?.signal.aborted).toBe(false);
   });
 

@@ -3,13 +3,15 @@
  * script with a `CodeTool` from `createCodeTool`. While the script runs, a client that asked for
  * progress (a `progressToken`) gets its output lines and tool calls as progress notifications; a
  * client that cancels the request (`notifications/cancelled`, or a closed connection) interrupts
- * the script, whose whole process tree is ended.
+ * the script, whose whole process tree is ended. Calls to tools that need approval are asked of
+ * a client that supports elicitation; the description the client lists says what happens to them.
  */
 import type { CodeTool, ExecuteCodeResult, RunEvent } from "@codecall/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { EXECUTE_CODE_OUTPUT_SHAPE, toCallToolResult } from "./call-result.js";
+import { clientCanElicit, elicitingApprover } from "./elicit-approval.js";
 import { packageVersion } from "./package-info.js";
 import { ProgressReporter } from "./progress-reporter.js";
 
@@ -20,6 +22,14 @@ export interface CodecallServerOptions {
   progressIntervalMs?: number;
   /** Called when a run ends (also an interrupted one, whose answer the client no longer reads): for a server's log. */
   onResult?: (result: ExecuteCodeResult) => void;
+  /**
+   * Ask the client (through elicitation) about the calls that need approval, when it declared
+   * that it can be asked (default true). A client that cannot be asked, or every client with
+   * `false`, leaves them to the `CodeTool`'s own `onApproval`: without one they are denied.
+   */
+  elicitApprovals?: boolean;
+  /** Values masked in the arguments an approval question shows (well-known token formats are masked anyway). */
+  knownSecrets?: readonly string[];
 }
 
 /**
@@ -39,7 +49,8 @@ export const EXECUTE_CODE_ANNOTATIONS: ToolAnnotations = Object.freeze({
 export function createCodecallServer(tool: CodeTool, options: CodecallServerOptions = {}): McpServer {
   const server = new McpServer({ name: options.name ?? "codecall", version: packageVersion() });
   const codeDescription = (tool.parameters.properties?.code as { description?: string } | undefined)?.description ?? "Python 3 source to run.";
-  server.registerTool(
+  const canElicit = () => options.elicitApprovals !== false && clientCanElicit(server.server);
+  const registered = server.registerTool(
     tool.name,
     {
       title: EXECUTE_CODE_ANNOTATIONS.title,
@@ -62,11 +73,13 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
         { code },
         {
           signal: extra.signal,
+          ...(canElicit() ? { onApproval: elicitingApprover(server.server, extra.requestId, options) } : {}),
           ...(progress
             ? {
                 onEvent: (event: RunEvent) => {
                   if (event.type === "stdout") progress.output(event.chunk);
                   else if (event.type === "tool-call-start") progress.note(`[calling ${event.tool}]`);
+                  else if (event.type === "approval-requested") progress.note(`[waiting for approval of ${event.tool}]`);
                 },
               }
             : {}),
@@ -77,5 +90,12 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
       return toCallToolResult(result);
     },
   );
+  // The description must say what happens to calls that need approval with this client, which is
+  // known once it has initialized (before it lists the tools).
+  const initialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    if (canElicit() && !tool.canApprove) registered.description = tool.describe({ canApprove: true });
+    initialized?.();
+  };
   return server;
 }

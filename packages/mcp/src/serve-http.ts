@@ -1,7 +1,9 @@
 /**
  * Serving `execute_code` over MCP's Streamable HTTP transport: one endpoint (`/mcp`), one session
  * per client (its own `McpServer`, so a client's `notifications/cancelled` reaches its own run),
- * progress on the request's event stream.
+ * progress (and approval questions) on the request's event stream. A client that closes that
+ * stream before the answer cancels the request, as a cancellation would: streams are not resumable
+ * here, so nobody could read the answer.
  *
  * `execute_code` runs code, so the defaults are for one machine: the server listens on 127.0.0.1
  * and answers only requests whose `Host` (and `Origin`, when a browser sends one) names a loopback
@@ -93,7 +95,11 @@ export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}):
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return refuse(response, 404, "Session not found (it ended, or the server restarted): initialize a new one");
-      return session.transport.handleRequest(request, response);
+      if (request.method !== "POST") return session.transport.handleRequest(request, response);
+      const body = await readJsonBody(request, maxBodyBytes);
+      if ("problem" in body) return refuse(response, body.status, body.problem);
+      cancelWhenAbandoned(session.transport, body.value, response);
+      return session.transport.handleRequest(request, response, body.value);
     }
     if (request.method !== "POST") return refuse(response, 400, "No session: start one with a POST of an initialize request");
     const body = await readJsonBody(request, maxBodyBytes);
@@ -128,6 +134,29 @@ export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}):
       await runs.settled();
     },
   };
+}
+
+/**
+ * Cancels the requests of a POST whose connection the client closes before their answers: with no
+ * event store the SDK cannot resume that stream, so nobody can read the answer, and a run left
+ * going would keep its script (and any approval question it waits on) alive for nothing. The
+ * cancellation is handed to the server as the client's own `notifications/cancelled` would be.
+ */
+function cancelWhenAbandoned(transport: StreamableHTTPServerTransport, body: unknown, response: ServerResponse): void {
+  const ids = (Array.isArray(body) ? body : [body]).filter(isJsonRpcRequest).map((message) => message.id);
+  if (ids.length === 0) return;
+  response.once("close", () => {
+    if (response.writableFinished) return;
+    for (const requestId of ids) {
+      transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client closed the connection" } });
+    }
+  });
+}
+
+function isJsonRpcRequest(message: unknown): message is { id: string | number } {
+  if (typeof message !== "object" || message === null) return false;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return typeof method === "string" && (typeof id === "string" || typeof id === "number");
 }
 
 /** Why `Host` or `Origin` names a host this server does not answer for; undefined when both are fine. */

@@ -98,6 +98,21 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     await waitFor(() => !processAlive(pid), `script process ${pid} gone`);
   });
 
+  it("a client that drops its connection mid-run interrupts the script: nobody could read its answer", async () => {
+    const pidFile = path.join(scratch, "dropped.pid");
+    const code = `import os, time\nopen(${JSON.stringify(pidFile)}, "w").write(f"{os.getpid()}\\n")\ntime.sleep(600)`;
+    const leaving = new Client({ name: "leaving-client", version: "1.0.0" });
+    await leaving.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+    void leaving.callTool({ name: "execute_code", arguments: { code } }, undefined, { timeout: 600_000 }).catch(() => {});
+    await waitFor(async () => /^\d+\n$/.test(await readFile(pidFile, "utf8").catch(() => "")), "the script wrote its pid");
+    const pid = Number(await readFile(pidFile, "utf8"));
+    const before = results.length;
+    await leaving.close();
+    await waitFor(() => results.length > before, "the run ended");
+    expect(results.at(-1)).toMatchObject({ status: "interrupted" });
+    await waitFor(() => !processAlive(pid), `script process ${pid} gone`);
+  });
+
   it("refuses a request whose Host names another host (DNS rebinding) and a foreign Origin", async () => {
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {

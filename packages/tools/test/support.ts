@@ -23,7 +23,7 @@ export interface Workspace {
 
 /** A context for calling a tool's `execute` directly. */
 export function contextFor(environment: Environment, signal = new AbortController().signal): ToolContext {
-  return { environment, signal, runId: "test-run" };
+  return { environment, signal, runId: "test-run", callId: "1" };
 }
 
 /** A fresh workspace per test, removed afterwards. */

@@ -8,7 +8,7 @@ import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 const CAP = 4096;
 const readFile = createReadFileTool({ maxFileBytes: CAP });
 const patch = createPatchTool({ maxFileBytes: CAP });
-const context = { signal: new AbortController().signal, runId: "race" };
+const context = { signal: new AbortController().signal, runId: "race", callId: "1" };
 
 describeReadRace({
   name: "read_file and patch on docker",

@@ -8,7 +8,7 @@ import { connectionOptions, sshd } from "./sshd.js";
 const CAP = 4096;
 const readFile = createReadFileTool({ maxFileBytes: CAP });
 const patch = createPatchTool({ maxFileBytes: CAP });
-const context = { signal: new AbortController().signal, runId: "race" };
+const context = { signal: new AbortController().signal, runId: "race", callId: "1" };
 
 for (const sftp of [true, false]) {
   describeReadRace({

@@ -234,7 +234,7 @@ export class RpcDispatcher {
       if (verdict?.approved === false) {
         outcome = { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied };
       } else {
-        const context = call.context(this.#options.environment, this.#options.runId);
+        const context = call.context(this.#options.environment, this.#options.runId, callId);
         const runTool = this.#options.runTool;
         // A tool that answers synchronously is not awaited: its answer goes out without a detour
         // through the microtask queue. A sync throw is a failure like a rejection.

@@ -13,12 +13,13 @@ export class InFlightCall {
   #rejectRace: ((reason: unknown) => void) | undefined;
 
   /** The context the tool runs with; its `signal` is created when first read. */
-  context(environment: Environment, runId: string): ToolContext {
+  context(environment: Environment, runId: string, callId: string): ToolContext {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getter below belongs to another object
     const call = this;
     return {
       environment,
       runId,
+      callId,
       get signal() {
         return call.#signal();
       },
