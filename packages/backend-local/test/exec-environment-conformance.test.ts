@@ -31,11 +31,13 @@ const startLocalExec: StartExec = async ({ argv }) => {
   };
 };
 
-describeEnvironment({
-  name: "ExecEnvironment over local argv exec",
-  create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec }),
-  capabilities: { hostSockets: false, streamingStdio: true },
-});
+for (const agent of [false, true]) {
+  describeEnvironment({
+    name: `ExecEnvironment over local argv exec (${agent ? "through the agent" : "plain execs"})`,
+    create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec, agent }),
+    capabilities: { hostSockets: false, streamingStdio: true },
+  });
+}
 
 it("refuses a helper command's output over its bound instead of holding it (a replaced env)", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "codecall-fake-env-"));

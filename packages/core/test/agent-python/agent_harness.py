@@ -25,7 +25,7 @@ from agent_wire import (
     read_credit,
 )
 
-TIMEOUT = 10
+TIMEOUT = 10.0
 
 
 class AgentProcess:
@@ -40,6 +40,7 @@ class AgentProcess:
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self.stdin = self.process.stdin
         self.stdout = self.process.stdout
+        self.stderr = self.process.stderr
         self.frames = queue.Queue()
         self.next_id = 0
         assert self.stdout.read(len(MAGIC)) == MAGIC
@@ -154,8 +155,8 @@ class AgentProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(TIMEOUT)
-        for stream in (self.stdout, self.process.stderr):
-            stream.close()
+        self.stdout.close()
+        self.stderr.close()
 
 
 def alive(pid):

@@ -190,7 +190,7 @@ class AgentLifeTest(unittest.TestCase):
         pid = self.start_daemon_command(agent)
         agent.send(b"\xff" * 64)
         self.assertEqual(agent.process.wait(TIMEOUT), 2)
-        self.assertIn(b"unknown kind 255", agent.process.stderr.read())
+        self.assertIn(b"unknown kind 255", agent.stderr.read())
         self.assertTrue(wait_gone(pid))
 
 

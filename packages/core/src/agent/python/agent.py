@@ -17,6 +17,7 @@ import sys
 from agent_commands import Command, RequestError
 from agent_files import make_temp_dir, read_file, remove, write_file
 from agent_loop import READ, WRITE, Timers, Watcher
+from agent_shepherd import fork_shepherd
 from agent_sockets import Listener
 from agent_tree import PR_SET_CHILD_SUBREAPER, parent_table, prctl, send_signal, tree_below
 from agent_wire import (
@@ -55,7 +56,10 @@ class Agent:
         self.sources = {}
         self.sinks = {}
         self.commands = {}
-        self.shepherds = {}
+        self.shepherds = {}  # pid -> the Command it runs
+        self.idle = []  # shepherds forked ahead, waiting for a command
+        self.dead_idle = set()
+        self.refilling = False
         self.listeners = {}
         self.next_stream = 1
         self.done = False
@@ -205,6 +209,30 @@ class Agent:
             command = self.shepherds.get(pid)
             if command is not None:
                 command.on_reaped(status)
+            elif any(shepherd.pid == pid for shepherd in self.idle):
+                self.dead_idle.add(pid)  # killed while it waited; dropped when next taken
+
+    def take_shepherd(self):
+        """An idle shepherd (one is forked again once this turn's replies are out), or a new one."""
+        if not self.refilling:
+            self.refilling = True
+            self.timers.call_later(0, self.refill)
+        while self.idle:
+            shepherd = self.idle.pop()
+            if shepherd.pid not in self.dead_idle:
+                return shepherd
+            self.dead_idle.discard(shepherd.pid)
+            shepherd.discard()
+        return fork_shepherd(self.pid, self.base_env)
+
+    def refill(self):
+        self.refilling = False
+        self.flush()  # the replies of this turn first: the fork takes a while
+        if not self.idle and not self.done:
+            try:
+                self.idle.append(fork_shepherd(self.pid, self.base_env))
+            except OSError:
+                pass  # out of processes: the next command forks its own, or says why it cannot
 
     def end_orphans(self):
         """Kills what a dead shepherd's tree left: everything re-parented to the agent that is not a shepherd."""
@@ -221,6 +249,8 @@ class Agent:
 
     def run(self):
         self.hello()
+        self.refilling = True
+        self.timers.call_later(0, self.refill)  # the first command finds its shepherd waiting
         while not self.done:
             self.flush()
             if self.done:
@@ -240,6 +270,8 @@ class Agent:
             command.signal_tree(signal.SIGKILL)
         for listener in list(self.listeners.values()):
             listener.close()
+        for shepherd in self.idle:
+            shepherd.discard()  # its spec ends: it exits
         if self.problem:
             os.write(2, ("codecall agent: %s\n" % self.problem).encode("utf-8", "replace"))
 

@@ -1,13 +1,13 @@
 # codecall environment agent: one command, as the agent runs it.
 #
-# Its stdin, stdout and stderr are pipes carried as streams; a forked shepherd (agent_shepherd)
-# starts it and holds its whole process tree. Ending it — on the host's kill, on its timeout
-# (enforced here, so it holds when the host is gone), or when the agent itself stops — means
-# signalling every process below the shepherd, and its session, however they escaped.
+# Its stdin, stdout and stderr are pipes carried as streams; a shepherd (agent_shepherd) starts it
+# and holds its whole process tree. Ending it — on the host's kill, on its timeout (enforced here,
+# so it holds when the host is gone), or when the agent itself stops — means signalling every
+# process below the shepherd, and the command's session, however they escaped.
+import json
 import os
 import signal
 
-from agent_shepherd import shepherd
 from agent_loop import READ
 from agent_streams import Endpoint, Sink, Source
 from agent_tree import send_signal, tree_below
@@ -25,18 +25,10 @@ class RequestError(Exception):
         self.code = code
 
 
-def command_env(base, request):
-    env = {} if request.get("clearEnv") else dict(base)
-    for name, value in (request.get("env") or {}).items():
-        env[name.encode("utf-8", "surrogateescape")] = value.encode("utf-8", "surrogateescape")
-    return env
-
-
 class Command:
     def __init__(self, agent, command_id, request):
         self.agent = agent
         self.id = command_id
-        self.shepherd_pid = 0
         self.leader = 0
         self.status_lines = bytearray()
         self.status_done = False
@@ -46,42 +38,25 @@ class Command:
         self.killing = False
         self.finished = False
         self.timers = []
-        self.stdin = None
-        self.status_fd = -1
-        argv = request.get("argv") or ["/bin/sh", "-c", request["command"]]
         cwd = request.get("cwd")
         if cwd and not os.path.isdir(cwd):
             raise RequestError("INVALID_PATH", "Working directory does not exist: %s" % cwd)
-        self.spec = {"argv": argv, "env": command_env(agent.base_env, request), "cwd": cwd}
-        self.start(request)
+        shepherd = agent.take_shepherd()
+        self.shepherd_pid = shepherd.pid
+        self.status_fd = shepherd.status
+        agent.shepherds[shepherd.pid] = self
+        self.stdin = Sink(agent, Endpoint(agent, shepherd.stdin), request["stdin"])
+        Source(agent, Endpoint(agent, shepherd.stdout), request["stdout"])
+        Source(agent, Endpoint(agent, shepherd.stderr), request["stderr"])
+        agent.watcher.set(self.status_fd, READ, self.read_status)
+        try:
+            shepherd.assign(json.dumps(request).encode("utf-8"))
+        except OSError:
+            pass  # it died idle (killed): its status ends, and the command is reported as killed
         timeout_ms = request.get("timeoutMs")
         if timeout_ms is not None:
             grace = (request.get("graceMs") or 0) / 1000.0
             self.timers.append(agent.timers.call_later(timeout_ms / 1000.0, lambda: self.expire(grace)))
-
-    def start(self, request):
-        pipes = [os.pipe() for _ in range(4)]  # stdin, stdout, stderr, status
-        (stdin_r, stdin_w), (stdout_r, stdout_w), (stderr_r, stderr_w), (status_r, status_w) = pipes
-        try:
-            pid = os.fork()
-        except OSError:
-            for pair in pipes:
-                for fd in pair:
-                    os.close(fd)
-            raise
-        if pid == 0:
-            shepherd(self.agent.pid, self.spec, (stdin_r, stdout_w, stderr_w), status_w)
-        for fd in (stdin_r, stdout_w, stderr_w, status_w):
-            os.close(fd)
-        for fd in (stdin_w, stdout_r, stderr_r, status_r):
-            os.set_blocking(fd, False)
-        self.shepherd_pid = pid
-        self.agent.shepherds[pid] = self
-        self.stdin = Sink(self.agent, Endpoint(self.agent, stdin_w), request["stdin"])
-        Source(self.agent, Endpoint(self.agent, stdout_r), request["stdout"])
-        Source(self.agent, Endpoint(self.agent, stderr_r), request["stderr"])
-        self.status_fd = status_r
-        self.agent.watcher.set(status_r, READ, self.read_status)
 
     def read_status(self, _mask):
         try:
@@ -117,8 +92,7 @@ class Command:
         code, signum = self.outcome()
         event = {"exit": code, "signal": signal_name(signum), "timedOut": self.timed_out}
         self.agent.send(json_frame(EVENT, self.id, event))
-        if self.stdin is not None:
-            self.stdin.refuse()  # nothing reads it any more
+        self.stdin.refuse()  # nothing reads it any more
 
     def complete_lines(self):
         return bytes(self.status_lines).split(b"\n")[:-1]

@@ -1,0 +1,55 @@
+/**
+ * How the agent starts: one exec of `python3 -I -S -B -c <bootstrap>` through the backend (a shell
+ * in front, so a missing python3 is the shell's "not found", the same on every backend), and its
+ * modules sent down its stdin ahead of the first frame — nothing is written to the environment's
+ * disk. `-I -S`: no site packages or user paths to import, which is most of a start; `-B`: no
+ * bytecode files left behind.
+ */
+import { shellQuote } from "../text/shell-quote.js";
+import type { ExecRequest } from "../remote/remote-executor.js";
+import boot from "./python/agent_boot.py?raw";
+import agentMain from "./python/agent.py?raw";
+import agentCommands from "./python/agent_commands.py?raw";
+import agentFiles from "./python/agent_files.py?raw";
+import agentLoop from "./python/agent_loop.py?raw";
+import agentShepherd from "./python/agent_shepherd.py?raw";
+import agentSockets from "./python/agent_sockets.py?raw";
+import agentStreams from "./python/agent_streams.py?raw";
+import agentTree from "./python/agent_tree.py?raw";
+import agentWire from "./python/agent_wire.py?raw";
+
+/** The agent's modules in the order they import each other; the last one's main() runs. */
+const MODULES: readonly (readonly [string, string])[] = [
+  ["agent_wire", agentWire],
+  ["agent_loop", agentLoop],
+  ["agent_tree", agentTree],
+  ["agent_streams", agentStreams],
+  ["agent_shepherd", agentShepherd],
+  ["agent_commands", agentCommands],
+  ["agent_files", agentFiles],
+  ["agent_sockets", agentSockets],
+  ["agent", agentMain],
+];
+
+/** The exec that starts the agent. */
+export function agentExec(): ExecRequest {
+  const argv = ["sh", "-c", 'exec python3 -I -S -B -c "$0"', boot];
+  return { argv, command: argv.map(shellQuote).join(" ") };
+}
+
+/** What goes first on the agent's stdin: its modules, as the bootstrap reads them. */
+export function agentSource(): Uint8Array {
+  const encoder = new TextEncoder();
+  const parts: Uint8Array[] = [encoder.encode(`${MODULES.length}\n`)];
+  for (const [name, source] of MODULES) {
+    const bytes = encoder.encode(source);
+    parts.push(encoder.encode(`${name} ${bytes.length}\n`), bytes);
+  }
+  const joined = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
