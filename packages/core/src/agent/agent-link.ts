@@ -82,6 +82,8 @@ interface PendingReply {
 const STDERR_TAIL_BYTES = 4096;
 /** How long the last stderr bytes of an agent that exited may take to arrive. */
 const STDERR_GRACE_MS = 100;
+/** How long the backend may take to report the exit of an agent whose output ended. */
+const EXIT_GRACE_MS = 5_000;
 
 export class AgentLink implements StreamLink {
   readonly #channel: ExecChannel;
@@ -227,6 +229,8 @@ export class AgentLink implements StreamLink {
         if (done) break;
         for (const frame of decoder.push(value)) this.#dispatch(frame);
       }
+      // Its output ends with it: its exit (or the backend's word on why it was lost) says more.
+      await Promise.race([this.ended, delay(EXIT_GRACE_MS, { unref: true })]);
       this.#lose(this.#closing ? "it was closed" : "its output ended");
     } catch (error) {
       const why = error instanceof AgentProtocolError ? `it sent garbage (${error.message})` : `its output failed (${errorMessage(error)})`;
