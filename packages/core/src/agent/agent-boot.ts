@@ -1,9 +1,10 @@
 /**
- * How the agent starts: one exec of `python3 -I -S -B -c <bootstrap>` through the backend (a shell
- * in front, so a missing python3 is the shell's "not found", the same on every backend), and its
- * modules sent down its stdin ahead of the first frame — nothing is written to the environment's
- * disk. `-I -S`: no site packages or user paths to import, which is most of a start; `-B`: no
- * bytecode files left behind.
+ * How the agent starts: one exec of `python3 -I -S -B -c <loader> codecall-agent` through the
+ * backend (a shell in front, so a missing python3 is the shell's "not found", the same on every
+ * backend). Everything else comes down its stdin ahead of the first frame — nothing is written to
+ * the environment's disk: the bootstrap (`python/agent_boot.py`), then the agent's modules, which
+ * the bootstrap reads. `-I -S`: no site packages or user paths to import, which is most of a start;
+ * `-B`: no bytecode files left behind. The last argument names the agent in `ps`.
  */
 import { shellQuote } from "../text/shell-quote.js";
 import type { ExecRequest } from "../remote/remote-executor.js";
@@ -31,16 +32,37 @@ const MODULES: readonly (readonly [string, string])[] = [
   ["agent", agentMain],
 ];
 
+/**
+ * What `-c` runs: reads a length line, then that many bytes (the bootstrap), with os.read so that
+ * nothing past them is consumed, and runs them. Kept to a few lines: it is what `ps` shows.
+ */
+const LOADER = [
+  "import os",
+  "def r(n):",
+  "    b = os.read(0, n)",
+  "    if not b: raise SystemExit('codecall agent: no source on stdin')",
+  "    return b",
+  "h = b''",
+  "while h[-1:] != b'\\n': h += r(1)",
+  "s = b''",
+  "while len(s) < int(h): s += r(int(h) - len(s))",
+  "exec(s)",
+].join("\n");
+
+/** The last argument of the agent's command line: how it is told apart in a process list. */
+export const AGENT_PROCESS_NAME = "codecall-agent";
+
 /** The exec that starts the agent. */
 export function agentExec(): ExecRequest {
-  const argv = ["sh", "-c", 'exec python3 -I -S -B -c "$0"', boot];
+  const argv = ["sh", "-c", 'exec python3 -I -S -B -c "$0" "$1"', LOADER, AGENT_PROCESS_NAME];
   return { argv, command: argv.map(shellQuote).join(" ") };
 }
 
-/** What goes first on the agent's stdin: its modules, as the bootstrap reads them. */
+/** What goes first on the agent's stdin: the bootstrap, then the modules it reads. */
 export function agentSource(): Uint8Array {
   const encoder = new TextEncoder();
-  const parts: Uint8Array[] = [encoder.encode(`${MODULES.length}\n`)];
+  const bootstrap = encoder.encode(boot);
+  const parts: Uint8Array[] = [encoder.encode(`${bootstrap.length}\n`), bootstrap, encoder.encode(`${MODULES.length}\n`)];
   for (const [name, source] of MODULES) {
     const bytes = encoder.encode(source);
     parts.push(encoder.encode(`${name} ${bytes.length}\n`), bytes);

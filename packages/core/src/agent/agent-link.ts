@@ -119,9 +119,10 @@ export class AgentLink implements StreamLink {
         this.#exit = exit;
         await Promise.race([this.#stderrDone, delay(STDERR_GRACE_MS, { unref: true })]);
         const said = this.#stderrTail.trim();
-        this.#lose(this.#closing ? "it was closed" : `it exited with code ${exit.exitCode}${said ? ` (${said})` : ""}`);
+        this.#lose(this.#closing ? "the agent was closed" : `the agent exited with code ${exit.exitCode}${said ? ` (${said})` : ""}`);
       },
-      (error: unknown) => this.#lose(`the backend lost it: ${errorMessage(error)}`),
+      // The backend's own words: the container is gone, the connection dropped.
+      (error: unknown) => this.#lose(errorMessage(error)),
     );
   }
 
@@ -131,11 +132,11 @@ export class AgentLink implements StreamLink {
     const outcome = await Promise.race([
       this.#greeted,
       this.ended.then((reason) => ({ reason })),
-      new Promise<{ reason: string }>((resolve) => (timer = setTimeout(() => resolve({ reason: `it did not start within ${timeoutMs} ms` }), timeoutMs))),
+      new Promise<{ reason: string }>((resolve) => (timer = setTimeout(() => resolve({ reason: `the agent did not start within ${timeoutMs} ms` }), timeoutMs))),
     ]);
     clearTimeout(timer);
     if ("pid" in outcome && this.#lost === undefined) return outcome;
-    const reason = this.#lost?.message ?? ("reason" in outcome ? outcome.reason : "it was lost");
+    const reason = this.#lost?.message ?? ("reason" in outcome ? outcome.reason : "the agent was lost");
     throw new AgentStartError(reason, this.#exit, this.#stderrTail.trim());
   }
 
@@ -170,6 +171,11 @@ export class AgentLink implements StreamLink {
     return stream;
   }
 
+  /** Gives the agent up as lost although its channel is open (it stopped answering). */
+  abandon(reason: string): void {
+    this.#lose(reason);
+  }
+
   /** Stops handing events for `id` to its handler. */
   dropHandler(id: number): void {
     this.#handlers.delete(id);
@@ -185,7 +191,7 @@ export class AgentLink implements StreamLink {
     try {
       await this.#writer.ready;
     } catch {
-      throw this.#lost ?? new AgentLostError("its input failed", true);
+      throw this.#lost ?? new AgentLostError("the agent's input failed", true);
     }
   }
 
@@ -200,7 +206,8 @@ export class AgentLink implements StreamLink {
    */
   async close(graceMs: number): Promise<boolean> {
     this.#closing = true;
-    await this.#writer.close().catch(() => {});
+    // Not awaited: a backend that stopped answering may never take it.
+    this.#writer.close().catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
     const exited = await Promise.race([
       this.#channel.exit.then(
@@ -210,7 +217,7 @@ export class AgentLink implements StreamLink {
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
     ]);
     clearTimeout(timer);
-    this.#lose("it was closed");
+    this.#lose("the agent was closed");
     this.#channel.close();
     return exited;
   }
@@ -231,9 +238,9 @@ export class AgentLink implements StreamLink {
       }
       // Its output ends with it: its exit (or the backend's word on why it was lost) says more.
       await Promise.race([this.ended, delay(EXIT_GRACE_MS, { unref: true })]);
-      this.#lose(this.#closing ? "it was closed" : "its output ended");
+      this.#lose(this.#closing ? "the agent was closed" : "the agent's output ended");
     } catch (error) {
-      const why = error instanceof AgentProtocolError ? `it sent garbage (${error.message})` : `its output failed (${errorMessage(error)})`;
+      const why = error instanceof AgentProtocolError ? `the agent sent garbage (${error.message})` : `the agent's output failed (${errorMessage(error)})`;
       this.#lose(why);
     } finally {
       reader.releaseLock();

@@ -9,6 +9,10 @@ import { CodecallError } from "../errors.js";
 import type { WatchedProcess } from "../process/live-processes.js";
 import type { AgentLink, AgentLostError, EventHandler } from "./agent-link.js";
 import type { InboundStream, OutboundStream } from "./agent-streams.js";
+import { delay } from "../timers/delay.js";
+
+/** How long the agent may take to answer a kill before it counts as lost. */
+const KILL_ANSWER_MS = 15_000;
 
 /** What the agent needs to run one command (besides its streams). */
 export interface SpawnRequest {
@@ -74,9 +78,22 @@ export class AgentProcess implements EnvironmentProcess, WatchedProcess, EventHa
     return this.#exit;
   }
 
+  /**
+   * Asks the agent to end the tree. An agent that does not answer within {@link KILL_ANSWER_MS}
+   * is given up as lost (the backend under it hangs): the command is then reported lost rather
+   * than waited for forever.
+   */
   async kill(options: KillOptions = {}): Promise<void> {
     if (this.#exited) return;
-    await this.#link.request("kill", { command: this.#id, graceMs: options.graceMs ?? 0 }).reply.catch(() => {});
+    const { reply } = this.#link.request("kill", { command: this.#id, graceMs: options.graceMs ?? 0 });
+    const answered = await Promise.race([
+      reply.then(
+        () => true,
+        () => true,
+      ),
+      delay(KILL_ANSWER_MS, { unref: true }).then(() => false),
+    ]);
+    if (!answered) this.#link.abandon(`the agent did not answer a kill within ${KILL_ANSWER_MS / 1000} s`);
   }
 
   expire(graceMs: number): Promise<void> {
@@ -97,6 +114,6 @@ export class AgentProcess implements EnvironmentProcess, WatchedProcess, EventHa
 
   lost(error: AgentLostError): void {
     this.#exited = true;
-    this.#fail(new CodecallError("ENVIRONMENT_FAILED", `The ${this.#backendId} environment lost the command: its agent is gone (${error.message})`, { cause: error }));
+    this.#fail(new CodecallError("ENVIRONMENT_FAILED", `The ${this.#backendId} environment lost the command: ${error.message}`, { cause: error }));
   }
 }

@@ -68,10 +68,10 @@ export class AgentSupervisor {
   async #start(): Promise<AgentOperations | undefined> {
     const { backendId } = this.#options;
     this.#starts += 1;
-    const begun = performance.now();
     let link: AgentLink | undefined;
     try {
       const channel = await this.#options.start(agentExec());
+      const begun = performance.now();
       link = new AgentLink(channel, agentSource());
       const hello = await link.started(this.#options.startTimeoutMs ?? 15_000);
       const operations = new AgentOperations(link, hello, backendId, this.#options.log);

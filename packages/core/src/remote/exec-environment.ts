@@ -203,7 +203,7 @@ export class ExecEnvironment implements Environment {
         if (error.sent && rerun === "never") {
           throw new CodecallError(
             "ENVIRONMENT_FAILED",
-            `The ${this.backendId} environment agent was lost while it started the command (${error.message}); the command may have run, so it is not run again`,
+            `The ${this.backendId} environment lost the command as it started it (${error.message}); it may have run, so it is not run again`,
             { cause: error },
           );
         }

@@ -1,8 +1,9 @@
-# codecall environment agent: the bootstrap, run as `python3 -I -S -B -c "<this>"`. It reads the
-# agent's modules from stdin — a line with their count, then for each a line "<name> <bytes>" and
-# its source — loads them in order and runs the last one's main(), which reads its frames from the
-# same stdin. It reads with os.read, so nothing past the sources is consumed. Written to run (and
-# to fail with a message) on any Python, so an old one is refused by name.
+# codecall environment agent: the bootstrap. The agent's command line (`python3 -I -S -B -c
+# <loader>`) reads this file from stdin and runs it; it reads the agent's modules from the same
+# stdin — a line with their count, then for each a line "<name> <bytes>" and its source — loads them
+# in order and runs the last one's main(), which reads its frames from there too. It reads with
+# os.read, so nothing past the sources is consumed. Written to run (and to fail with a message) on
+# any Python, so an old one is refused by name before the modules are compiled.
 import os
 import sys
 import types
