@@ -10,6 +10,7 @@ const benches = [
   { file: "local-file.mjs", pinnable: true },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
+  { file: "apptainer.mjs", optional: true },
 ];
 const only = process.argv.slice(2);
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;

@@ -49,8 +49,8 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       expect(await connectionPort(environment)).toBe(before);
     });
 
-    it("never has more commands running than maxChannels", async () => {
-      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3 });
+    it("never has more commands running than maxChannels, as plain execs", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3, environmentAgent: false });
       try {
         const dir = (await own.tempDir()).trim();
         // Each command records how many are running (one file each) while it runs.
@@ -65,8 +65,22 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       }
     });
 
-    it("still kills a command when every channel is taken by long-running ones", async () => {
-      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 2 });
+    it("runs more commands at once than maxChannels through the agent, on one channel", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3 });
+      try {
+        const dir = (await own.tempDir()).trim();
+        // Each command waits until all nine run: with a cap of three channels, only the agent gets there.
+        const command = `touch ${dir}/$$; while [ $(ls ${dir} | wc -l) -lt 9 ]; do sleep 0.05; done; echo all`;
+        const results = await Promise.all(Array.from({ length: 9 }, () => own.execute(command, { timeoutMs: 30_000 })));
+        expect(results.map((result) => result.stdout)).toEqual(Array(9).fill("all\n"));
+        await own.remove(dir);
+      } finally {
+        await own.close();
+      }
+    });
+
+    it("still kills a command when every channel is taken by long-running ones, as plain execs", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 2, environmentAgent: false });
       const marker = `sleep 300.${Date.now() % 1_000_000}`;
       try {
         const stop = new AbortController();
