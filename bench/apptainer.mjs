@@ -19,7 +19,9 @@ process.env.PATH = `${fakeCli}:${process.env.PATH}`;
 process.env.FAKE_APPTAINER_STATE = state;
 
 const [singularity, stream] = await Promise.all(
-  ["@codecall/backend-singularity", "@codecall/transport-stream"].map((name) => import(name).catch(() => skip(`${name} is not installed for bench/`))),
+  ["@codecall/backend-singularity", "@codecall/transport-stream"].map((name) =>
+    import(name).catch(() => skip(`${name} is not installed for bench/`)),
+  ),
 );
 
 try {

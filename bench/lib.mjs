@@ -119,7 +119,9 @@ export async function compareAgentAndPlain({ backend, plain, agent, measures, ro
     const { median: was } = stats(before);
     const { median: now } = stats(after);
     const format = (value) => (unit === "ms" ? `${value.toFixed(1)} ms` : `${Math.round(value)} ${unit}`);
-    console.log(`${`${backend}: ${label}`.padEnd(58)} plain ${format(was).padStart(9)}   agent ${format(now).padStart(9)}   ${(was / now).toFixed(1)}× faster`);
+    console.log(
+      `${`${backend}: ${label}`.padEnd(58)} plain ${format(was).padStart(9)}   agent ${format(now).padStart(9)}   ${(was / now).toFixed(1)}× faster`,
+    );
   }
 }
 

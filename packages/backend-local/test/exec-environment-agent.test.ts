@@ -73,7 +73,9 @@ describe("the environment agent under failure", () => {
     } finally {
       await environment.close();
     }
-    expect(lines).toContain("codecall:backend exec-local agent: could not start (python3 is not installed in the environment); plain execs from now on");
+    expect(lines).toContain(
+      "codecall:backend exec-local agent: could not start (python3 is not installed in the environment); plain execs from now on",
+    );
     expect(lines.filter((line) => line.includes("agent command"))).toEqual([]);
   });
 
@@ -90,9 +92,7 @@ describe("the environment agent under failure", () => {
       // Its command's tree went with it, and nothing ran it again.
       expect(await ended(child)).toBe(true);
       expect(await readFile(marker, "utf8")).toBe("ran\n");
-      expect(lines).toContain(
-        "codecall:backend exec-local agent: lost (the agent exited with code 137); the next operation starts a new one",
-      );
+      expect(lines).toContain("codecall:backend exec-local agent: lost (the agent exited with code 137); the next operation starts a new one");
 
       expect((await environment.execute("echo second")).stdout).toBe("second\n");
       const [, second] = agentPids();

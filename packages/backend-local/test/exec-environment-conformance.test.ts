@@ -14,7 +14,8 @@ import { startLocalExec } from "./local-exec.js";
 for (const agent of [false, true]) {
   describeEnvironment({
     name: `ExecEnvironment over local argv exec (${agent ? "through the agent" : "plain execs"})`,
-    create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec, agent }),
+    create: () =>
+      new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec, agent }),
     capabilities: { hostSockets: false, streamingStdio: true },
   });
 }

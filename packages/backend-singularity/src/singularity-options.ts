@@ -46,7 +46,8 @@ export const environmentOptions = defineOptions("singularity", {
   agent: {
     type: "boolean",
     default: true,
-    description: "run commands, files and the stream relay through one long-lived helper in the instance (one `exec` in all); `false`: an `exec` each",
+    description:
+      "run commands, files and the stream relay through one long-lived helper in the instance (one `exec` in all); `false`: an `exec` each",
   },
 });
 

@@ -62,7 +62,9 @@ time.sleep(30)
 `,
     });
     expect(result.status).toBe("error");
-    expect(result.error).toMatch(/^docker environment failed: The docker environment lost the command: the agent sent garbage \(the agent sent a frame of unknown kind 255\)$/);
+    expect(result.error).toMatch(
+      /^docker environment failed: The docker environment lost the command: the agent sent garbage \(the agent sent a frame of unknown kind 255\)$/,
+    );
     // What the script printed may have been behind the garbage, where nothing can be trusted.
     expect(result.output.endsWith(result.error!)).toBe(true);
     expect((await env.execute("echo still here")).stdout).toBe("still here\n");

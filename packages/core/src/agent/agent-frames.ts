@@ -133,7 +133,8 @@ export function readJson(payload: Uint8Array, what: string): Record<string, unkn
   } catch {
     throw new AgentProtocolError(`the agent sent ${what} that is not JSON`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new AgentProtocolError(`the agent sent ${what} that is not an object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new AgentProtocolError(`the agent sent ${what} that is not an object`);
   return value as Record<string, unknown>;
 }
 

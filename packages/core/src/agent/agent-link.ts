@@ -132,7 +132,9 @@ export class AgentLink implements StreamLink {
     const outcome = await Promise.race([
       this.#greeted,
       this.ended.then((reason) => ({ reason })),
-      new Promise<{ reason: string }>((resolve) => (timer = setTimeout(() => resolve({ reason: `the agent did not start within ${timeoutMs} ms` }), timeoutMs))),
+      new Promise<{ reason: string }>(
+        (resolve) => (timer = setTimeout(() => resolve({ reason: `the agent did not start within ${timeoutMs} ms` }), timeoutMs)),
+      ),
     ]);
     clearTimeout(timer);
     if ("pid" in outcome && this.#lost === undefined) return outcome;
@@ -240,7 +242,8 @@ export class AgentLink implements StreamLink {
       await Promise.race([this.ended, delay(EXIT_GRACE_MS, { unref: true })]);
       this.#lose(this.#closing ? "the agent was closed" : "the agent's output ended");
     } catch (error) {
-      const why = error instanceof AgentProtocolError ? `the agent sent garbage (${error.message})` : `the agent's output failed (${errorMessage(error)})`;
+      const why =
+        error instanceof AgentProtocolError ? `the agent sent garbage (${error.message})` : `the agent's output failed (${errorMessage(error)})`;
       this.#lose(why);
     } finally {
       reader.releaseLock();
@@ -249,7 +252,8 @@ export class AgentLink implements StreamLink {
 
   #dispatch(frame: AgentFrame): void {
     const { kind, channel, payload } = frame;
-    if (this.#hello === undefined && kind !== FrameKind.hello) throw new AgentProtocolError(`the agent sent a frame of kind ${kind} before its hello`);
+    if (this.#hello === undefined && kind !== FrameKind.hello)
+      throw new AgentProtocolError(`the agent sent a frame of kind ${kind} before its hello`);
     switch (kind) {
       case FrameKind.hello:
         return this.#onHello(readJson(payload, "a hello"));
@@ -291,7 +295,8 @@ export class AgentLink implements StreamLink {
       return;
     }
     const error = value.error as { code?: unknown; message?: unknown } | undefined;
-    pending.reject(new AgentRequestError(String(error?.code ?? "FAILED"), String(error?.message ?? "the agent refused the request")));
+    const code = typeof error?.code === "string" ? error.code : "FAILED";
+    pending.reject(new AgentRequestError(code, typeof error?.message === "string" ? error.message : "the agent refused the request"));
   }
 
   /** Settles everything, once: the agent is gone (or must be: garbage ends its stdin too). */

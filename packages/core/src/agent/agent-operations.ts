@@ -6,15 +6,7 @@
  * INVALID_PATH, FILE_TOO_LARGE, else ENVIRONMENT_FAILED); a lost agent surfaces as
  * {@link AgentLostError}, which `ExecEnvironment` turns into a retry or a clear error.
  */
-import type {
-  ExecOptions,
-  ExecResult,
-  ReadFileOptions,
-  SocketConnection,
-  SocketListener,
-  SpawnOptions,
-  WriteFileOptions,
-} from "../environment.js";
+import type { ExecOptions, ExecResult, ReadFileOptions, SocketConnection, SocketListener, SpawnOptions, WriteFileOptions } from "../environment.js";
 import { CodecallError } from "../errors.js";
 import { fileTooLarge } from "../files/bounded-read.js";
 import { collectProcess, toExecResult } from "../process/collect.js";

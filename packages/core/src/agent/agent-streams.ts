@@ -123,19 +123,23 @@ export class OutboundStream {
   }
 
   async #write(chunk: Uint8Array): Promise<void> {
-    for (let offset = 0; offset < chunk.length; ) {
+    for (let offset = 0; offset < chunk.length;) {
       while (!this.#refused && this.#inFlight >= WINDOW_BYTES) {
         await new Promise<void>((resolve) => (this.#wake = resolve));
         this.#wake = undefined;
       }
-      if (this.#refused) throw this.#refused;
+      this.#throwIfRefused();
       await this.#link.drained();
-      if (this.#refused) throw this.#refused;
+      this.#throwIfRefused();
       const size = Math.min(CHUNK_BYTES, WINDOW_BYTES - this.#inFlight, chunk.length - offset);
       this.#link.send(encodeFrame(FrameKind.data, this.id, chunk.subarray(offset, offset + size)));
       this.#inFlight += size;
       offset += size;
     }
+  }
+
+  #throwIfRefused(): void {
+    if (this.#refused) throw this.#refused;
   }
 
   #finish(): void {
