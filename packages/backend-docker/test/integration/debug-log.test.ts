@@ -45,7 +45,7 @@ describeIntegration("docker backend debug lines", dockerUnavailable, () => {
     const { lines, name } = await linesOf(false);
     // The command is logged when asked for: the container is created on first use, after that line.
     expect(lines).toEqual([
-      "codecall:backend docker agent: off (agent: false); plain execs",
+      "codecall:backend docker agent: off; plain execs",
       "codecall:backend docker command 1: exit 5 [env + RUN_TOKEN]",
       expect.stringMatching(/^codecall:backend docker: the engine at \S+ answers$/),
       expect.stringMatching(new RegExp(`^codecall:backend docker: created container ${name} \\([0-9a-f]{12}\\) from ${TEST_IMAGE}$`)),

@@ -15,7 +15,7 @@ import { shellQuote } from "@codecall/core/backend-kit";
 import { describeIntegration } from "@codecall/conformance";
 import { utils } from "ssh2";
 import { createEnvironment, SshEnvironment } from "../../src/index.js";
-import { connectionPort, countCommand, dropConnectionAfter, leftoversCommand, SERVING_SSHD_PID } from "./remote-helpers.js";
+import { connectionPort, countCommand, leftoversCommand, SERVING_SSHD_PID } from "./remote-helpers.js";
 import { connectionOptions, sshd } from "./sshd.js";
 
 const run = promisify(execFile);
@@ -199,10 +199,11 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       const own = await createEnvironment(connectionOptions());
       try {
         const before = await connectionPort(own);
-        const dir = await own.tempDir();
-        await own.execute(dropConnectionAfter(`${dir}/dropping`));
+        // The sshd process that serves the connection, killed from outside between two commands
+        // (the test runs on the SSH host).
+        process.kill(Number((await own.execute(SERVING_SSHD_PID)).stdout.trim()), "SIGTERM");
         await delay(1_500);
-        const after = await own.execute(`rm -r ${dir}; echo back`);
+        const after = await own.execute("echo back");
         expect(after).toMatchObject({ exitCode: 0, stdout: "back\n" });
         expect(await connectionPort(own)).not.toBe(before);
       } finally {

@@ -6,8 +6,10 @@
  * the bootstrap reads. `-I -S`: no site packages or user paths to import, which is most of a start;
  * `-B`: no bytecode files left behind. The last argument names the agent in `ps`.
  */
+import { concatBytes } from "../files/concat-bytes.js";
 import { shellQuote } from "../text/shell-quote.js";
 import type { ExecRequest } from "../remote/remote-executor.js";
+import launcher from "../guest/python/launcher.py?raw";
 import boot from "./python/agent_boot.py?raw";
 import agentMain from "./python/agent.py?raw";
 import agentCommands from "./python/agent_commands.py?raw";
@@ -19,8 +21,12 @@ import agentStreams from "./python/agent_streams.py?raw";
 import agentTree from "./python/agent_tree.py?raw";
 import agentWire from "./python/agent_wire.py?raw";
 
-/** The agent's modules in the order they import each other; the last one's main() runs. */
+/**
+ * The agent's modules in the order they import each other; the last one's main() runs. The
+ * script launcher comes along as a module: shepherds walk and end process trees with its code.
+ */
 const MODULES: readonly (readonly [string, string])[] = [
+  ["launcher", launcher],
   ["agent_wire", agentWire],
   ["agent_loop", agentLoop],
   ["agent_tree", agentTree],
@@ -67,11 +73,5 @@ export function agentSource(): Uint8Array {
     const bytes = encoder.encode(source);
     parts.push(encoder.encode(`${name} ${bytes.length}\n`), bytes);
   }
-  const joined = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
+  return concatBytes(parts);
 }

@@ -9,6 +9,8 @@
  * link (and the agent) instead of growing the host's memory.
  */
 
+import { concatBytes } from "../files/concat-bytes.js";
+
 /** The agent's first line; what comes before it (a login shell's banner) is skipped. */
 export const AGENT_MAGIC = "codecall-agent/1\n";
 /** The protocol version the agent's hello must name. */
@@ -62,7 +64,7 @@ export class AgentFrameDecoder {
 
   /** Decodes what `chunk` completes. Throws {@link AgentProtocolError} on garbage. */
   push(chunk: Uint8Array): AgentFrame[] {
-    this.#buffer = this.#buffer.length === 0 ? chunk : concat(this.#buffer, chunk);
+    this.#buffer = this.#buffer.length === 0 ? chunk : concatBytes([this.#buffer, chunk]);
     if (!this.#started && !this.#findMagic()) return [];
     const frames: AgentFrame[] = [];
     const buffer = this.#buffer;
@@ -136,13 +138,6 @@ export function readJson(payload: Uint8Array, what: string): Record<string, unkn
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new AgentProtocolError(`the agent sent ${what} that is not an object`);
   return value as Record<string, unknown>;
-}
-
-function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(first.length + second.length);
-  joined.set(first);
-  joined.set(second, first.length);
-  return joined;
 }
 
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {

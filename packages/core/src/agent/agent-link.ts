@@ -6,6 +6,7 @@
  */
 import type { ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
+import { StreamTail } from "../process/stream-tail.js";
 import type { ExecChannel } from "../remote/remote-executor.js";
 import { delay } from "../timers/delay.js";
 import {
@@ -78,8 +79,6 @@ interface PendingReply {
   reject(error: Error): void;
 }
 
-/** How much of the agent's stderr is kept for error messages. */
-const STDERR_TAIL_BYTES = 4096;
 /** How long the last stderr bytes of an agent that exited may take to arrive. */
 const STDERR_GRACE_MS = 100;
 /** How long the backend may take to report the exit of an agent whose output ended. */
@@ -96,8 +95,7 @@ export class AgentLink implements StreamLink {
   #lost: AgentLostError | undefined;
   #closing = false;
   #exit: ProcessExit | undefined;
-  #stderrTail = "";
-  readonly #stderrDone: Promise<void>;
+  readonly #stderr: StreamTail;
   #hello: AgentHello | undefined;
   #greet!: (hello: AgentHello) => void;
   readonly #greeted: Promise<AgentHello>;
@@ -113,12 +111,12 @@ export class AgentLink implements StreamLink {
     this.#greeted = new Promise((resolve) => (this.#greet = resolve));
     this.ended = new Promise((resolve) => (this.#end = resolve));
     void this.#readFrames();
-    this.#stderrDone = this.#readStderr();
+    this.#stderr = new StreamTail(channel.stderr);
     channel.exit.then(
       async (exit) => {
         this.#exit = exit;
-        await Promise.race([this.#stderrDone, delay(STDERR_GRACE_MS, { unref: true })]);
-        const said = this.#stderrTail.trim();
+        await Promise.race([this.#stderr.done, delay(STDERR_GRACE_MS, { unref: true })]);
+        const said = this.#stderr.text;
         this.#lose(this.#closing ? "the agent was closed" : `the agent exited with code ${exit.exitCode}${said ? ` (${said})` : ""}`);
       },
       // The backend's own words: the container is gone, the connection dropped.
@@ -128,18 +126,14 @@ export class AgentLink implements StreamLink {
 
   /** Resolves with the agent's hello; rejects when it exits, breaks the framing or stays silent for `timeoutMs`. */
   async started(timeoutMs: number): Promise<AgentHello> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const outcome = await Promise.race([
       this.#greeted,
       this.ended.then((reason) => ({ reason })),
-      new Promise<{ reason: string }>(
-        (resolve) => (timer = setTimeout(() => resolve({ reason: `the agent did not start within ${timeoutMs} ms` }), timeoutMs)),
-      ),
+      delay(timeoutMs, { unref: true }).then(() => ({ reason: `the agent did not start within ${timeoutMs} ms` })),
     ]);
-    clearTimeout(timer);
     if ("pid" in outcome && this.#lost === undefined) return outcome;
     const reason = this.#lost?.message ?? ("reason" in outcome ? outcome.reason : "the agent was lost");
-    throw new AgentStartError(reason, this.#exit, this.#stderrTail.trim());
+    throw new AgentStartError(reason, this.#exit, this.#stderr.text);
   }
 
   /** Why the agent is gone, or `undefined` while it runs. */
@@ -210,15 +204,13 @@ export class AgentLink implements StreamLink {
     this.#closing = true;
     // Not awaited: a backend that stopped answering may never take it.
     this.#writer.close().catch(() => {});
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const exited = await Promise.race([
       this.#channel.exit.then(
         () => true,
         () => true,
       ),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+      delay(graceMs, { unref: true }).then(() => false),
     ]);
-    clearTimeout(timer);
     this.#lose("the agent was closed");
     this.#channel.close();
     return exited;
@@ -319,22 +311,6 @@ export class AgentLink implements StreamLink {
     }
     this.#writer.close().catch(() => {});
     this.#end(reason);
-  }
-
-  async #readStderr(): Promise<void> {
-    const decoder = new TextDecoder();
-    const reader = this.#channel.stderr.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        this.#stderrTail = (this.#stderrTail + decoder.decode(value, { stream: true })).slice(-STDERR_TAIL_BYTES);
-      }
-    } catch {
-      // Only diagnostics are lost.
-    } finally {
-      reader.releaseLock();
-    }
   }
 }
 

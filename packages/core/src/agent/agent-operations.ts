@@ -9,6 +9,7 @@
 import type { ExecOptions, ExecResult, ReadFileOptions, SocketConnection, SocketListener, SpawnOptions, WriteFileOptions } from "../environment.js";
 import { CodecallError } from "../errors.js";
 import { fileTooLarge } from "../files/bounded-read.js";
+import { concatBytes } from "../files/concat-bytes.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { LiveProcesses } from "../process/live-processes.js";
 import type { CommandLog } from "../remote/command-log.js";
@@ -169,11 +170,5 @@ async function collectBytes(stream: ReadableStream<Uint8Array>, limit: number): 
   } finally {
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }

@@ -192,7 +192,7 @@ export class ExecEnvironment implements Environment {
       if (agent === undefined) {
         if (this.#announceAgentOff) {
           this.#announceAgentOff = false;
-          log(() => `${this.backendId} agent: off (agent: false); plain execs`);
+          log(() => `${this.backendId} agent: off; plain execs`);
         }
         return operation(this.#plain);
       }

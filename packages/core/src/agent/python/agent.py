@@ -19,7 +19,7 @@ from agent_files import make_temp_dir, read_file, remove, write_file
 from agent_loop import READ, WRITE, Timers, Watcher
 from agent_shepherd import fork_shepherd
 from agent_sockets import Listener
-from agent_tree import PR_SET_CHILD_SUBREAPER, parent_table, prctl, send_signal, tree_below
+from agent_tree import PR_SET_CHILD_SUBREAPER, prctl
 from agent_wire import (
     CANCEL,
     CHUNK,
@@ -39,6 +39,7 @@ from agent_wire import (
     json_frame,
     read_credit,
 )
+from launcher import children_table, descendants, signal_all
 
 # While this much waits to go to the host, no stream is read (the host is behind on all of them).
 MAX_BACKLOG = 1024 * 1024
@@ -236,10 +237,10 @@ class Agent:
 
     def end_orphans(self):
         """Kills what a dead shepherd's tree left: everything re-parented to the agent that is not a shepherd."""
-        table = parent_table()
+        table = children_table()
         for pid in table.get(self.pid, ()):
             if pid not in self.shepherds:
-                send_signal([pid] + tree_below(pid, table), signal.SIGKILL)
+                signal_all([pid] + descendants(pid, table), signal.SIGKILL)
 
     # -- the loop -----------------------------------------------------------------------------
 

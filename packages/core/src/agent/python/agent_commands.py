@@ -10,7 +10,7 @@ import signal
 
 from agent_loop import READ
 from agent_streams import Endpoint, Sink, Source
-from agent_tree import send_signal, tree_below
+from launcher import descendants, signal_all
 from agent_wire import EVENT, json_frame
 
 # While a killed command has not ended, its tree is killed again this often (forks in flight).
@@ -112,7 +112,7 @@ class Command:
         return 128 + signum, signum
 
     def signal_tree(self, signum):
-        send_signal(tree_below(self.shepherd_pid), signum)
+        signal_all(descendants(self.shepherd_pid), signum)
         if self.leader:
             try:
                 os.killpg(self.leader, signum)

@@ -18,9 +18,9 @@ import fcntl
 import json
 import os
 import signal
-import time
 
-from agent_tree import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, close_descriptors_above, prctl, send_signal, tree_below
+from agent_tree import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, close_descriptors_above, prctl
+from launcher import end_leftovers
 
 STATUS_FD = 3
 SPEC_FD = 4
@@ -93,7 +93,7 @@ def serve(agent_pid, base_env, fds):
             return
         report("pid %d" % leader)
         ended = wait_for(leader)
-        end_tree()
+        end_leftovers()
         if os.WIFSIGNALED(ended):
             report("signal %d" % os.WTERMSIG(ended))
         else:
@@ -170,28 +170,6 @@ def wait_for(leader):
             return status
 
 
-def has_children():
-    """Reaps the children that ended; True while any still runs."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return False
-        if pid == 0:
-            return True
-
-
-def end_tree():
-    # Each round kills what it sees; the orphans of the killed come back to us and are seen in the
-    # next round, so even a fork bomb runs out.
-    while has_children():
-        pids = tree_below(os.getpid())
-        if not pids:
-            return  # without /proc nothing can be found; the session kill has to do
-        send_signal(pids, signal.SIGKILL)
-        time.sleep(0.005)
-
-
 def on_agent_gone(_signum, _frame):
-    end_tree()
+    end_leftovers()
     os._exit(0)
