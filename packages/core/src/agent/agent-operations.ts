@@ -22,6 +22,8 @@ import { AgentProcess } from "./agent-process.js";
 
 /** Grace between SIGTERM and SIGKILL when a command's `timeoutMs` runs out (as for plain execs). */
 const TIMEOUT_GRACE_MS = 2_000;
+/** How far past a command's own timeout (and grace) the host steps in, should the agent not have. */
+const BACKSTOP_MARGIN_MS = 5_000;
 /** How long closing waits for killed commands to report their end, and the agent to exit. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -70,8 +72,10 @@ export class AgentOperations implements RemoteOperations {
       throw this.#failure(error, "could not start the command");
     }
     logged.track(process.wait());
-    // The timeout is the agent's; the abort signal and close() are the host's.
-    return this.#live.add(process, options.signal === undefined ? {} : { signal: options.signal });
+    // The timeout is the agent's to enforce. The host keeps a late backstop, for an agent that stops
+    // answering (a hung backend): its kill then goes unanswered, and the agent is given up.
+    const backstop = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs + TIMEOUT_GRACE_MS + BACKSTOP_MARGIN_MS };
+    return this.#live.add(process, { ...backstop, ...(options.signal === undefined ? {} : { signal: options.signal }) });
   }
 
   async writeFile(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
