@@ -145,11 +145,11 @@ class AgentProcess:
         return self.event(command_id), out, err
 
     def close(self):
+        try:
+            self.stdin.close()
+        except OSError:
+            pass  # the agent is gone: its pipe is broken
         if self.process.poll() is None:
-            try:
-                self.stdin.close()
-            except OSError:
-                pass
             try:
                 self.process.wait(TIMEOUT)
             except subprocess.TimeoutExpired:

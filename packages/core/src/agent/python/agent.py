@@ -43,6 +43,8 @@ from launcher import children_table, descendants, signal_all
 
 # While this much waits to go to the host, no stream is read (the host is behind on all of them).
 MAX_BACKLOG = 1024 * 1024
+# Shepherds kept waiting for commands once theirs have ended; the others exit.
+MAX_IDLE = 4
 READ_SIZE = 256 * 1024
 
 
@@ -57,9 +59,8 @@ class Agent:
         self.sources = {}
         self.sinks = {}
         self.commands = {}
-        self.shepherds = {}  # pid -> the Command it runs
-        self.idle = []  # shepherds forked ahead, waiting for a command
-        self.dead_idle = set()
+        self.shepherds = {}  # pid -> Shepherd, each alive one
+        self.idle = []  # shepherds waiting for a command
         self.refilling = False
         self.listeners = {}
         self.next_stream = 1
@@ -207,33 +208,75 @@ class Agent:
                 return
             if pid == 0:
                 return
-            command = self.shepherds.get(pid)
-            if command is not None:
-                command.on_reaped(status)
-            elif any(shepherd.pid == pid for shepherd in self.idle):
-                self.dead_idle.add(pid)  # killed while it waited; dropped when next taken
+            shepherd = self.shepherds.get(pid)
+            if shepherd is not None:
+                self.shepherd_gone(shepherd, status)
 
-    def take_shepherd(self):
-        """An idle shepherd (one is forked again once this turn's replies are out), or a new one."""
-        if not self.refilling:
+    def assign_shepherd(self, command, request, stdio):
+        """Hands `command` to an idle shepherd (forking one when none waits) and returns it."""
+        while True:
+            shepherd = self.idle.pop() if self.idle else self.new_shepherd()
+            try:
+                shepherd.assign(command, request, stdio)
+                break
+            except OSError:
+                self.shepherd_gone(shepherd, None)  # it died waiting; its exit is reaped later
+        if not self.idle and not self.refilling:
+            # A burst of commands finds the next one waiting: forked once this turn's replies are out.
             self.refilling = True
             self.timers.call_later(0, self.refill)
-        while self.idle:
-            shepherd = self.idle.pop()
-            if shepherd.pid not in self.dead_idle:
-                return shepherd
-            self.dead_idle.discard(shepherd.pid)
-            shepherd.discard()
-        return fork_shepherd(self.pid, self.base_env)
+        return shepherd
+
+    def release_shepherd(self, shepherd):
+        """Its command has ended: it waits for the next (up to MAX_IDLE do), or is dismissed."""
+        shepherd.command = None
+        if shepherd.pid not in self.shepherds:
+            return
+        if len(self.idle) < MAX_IDLE:
+            self.idle.append(shepherd)
+        else:
+            self.forget_shepherd(shepherd)
+            shepherd.dismiss()
+
+    def new_shepherd(self):
+        shepherd = fork_shepherd(self.pid, self.base_env)
+        self.shepherds[shepherd.pid] = shepherd
+        self.watcher.set(shepherd.control, READ, lambda _mask: self.read_shepherd(shepherd))
+        return shepherd
 
     def refill(self):
         self.refilling = False
         self.flush()  # the replies of this turn first: the fork takes a while
         if not self.idle and not self.done:
             try:
-                self.idle.append(fork_shepherd(self.pid, self.base_env))
+                self.idle.append(self.new_shepherd())
             except OSError:
                 pass  # out of processes: the next command forks its own, or says why it cannot
+
+    def read_shepherd(self, shepherd):
+        lines = shepherd.read_lines()
+        if lines is None:
+            self.watcher.forget(shepherd.control)  # it exited; reaping says how
+            return
+        for line in lines:
+            if shepherd.command is not None:
+                shepherd.command.on_line(line)
+
+    def forget_shepherd(self, shepherd):
+        self.shepherds.pop(shepherd.pid, None)
+        self.watcher.forget(shepherd.control)
+        if shepherd in self.idle:
+            self.idle.remove(shepherd)
+
+    def shepherd_gone(self, shepherd, status):
+        """A shepherd died (or could not be reached); its command, if any, ends as killed."""
+        self.forget_shepherd(shepherd)
+        shepherd.dismiss()
+        command = shepherd.command
+        if command is not None and not command.finished and status is not None:
+            command.on_shepherd_gone(status)
+        elif command is not None and status is None:
+            shepherd.command = None  # never handed over: the caller tries another shepherd
 
     def end_orphans(self):
         """Kills what a dead shepherd's tree left: everything re-parented to the agent that is not a shepherd."""
@@ -272,14 +315,14 @@ class Agent:
         for listener in list(self.listeners.values()):
             listener.close()
         for shepherd in self.idle:
-            shepherd.discard()  # its spec ends: it exits
+            shepherd.dismiss()  # its socket ends: it exits
         if self.problem:
             os.write(2, ("codecall agent: %s\n" % self.problem).encode("utf-8", "replace"))
 
 
 def spawn(agent, request_id, request):
     agent.commands[request_id] = Command(agent, request_id, request)
-    return {"pid": agent.commands[request_id].shepherd_pid}
+    return {"pid": agent.commands[request_id].shepherd.pid}
 
 
 def kill(agent, _request_id, request):

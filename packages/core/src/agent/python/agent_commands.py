@@ -4,14 +4,12 @@
 # and holds its whole process tree. Ending it — on the host's kill, on its timeout (enforced here,
 # so it holds when the host is gone), or when the agent itself stops — means signalling every
 # process below the shepherd, and the command's session, however they escaped.
-import json
 import os
 import signal
 
-from agent_loop import READ
 from agent_streams import Endpoint, Sink, Source
-from launcher import descendants, signal_all
 from agent_wire import EVENT, json_frame
+from launcher import descendants, signal_all
 
 # While a killed command has not ended, its tree is killed again this often (forks in flight).
 KILL_REPEAT_SECONDS = 0.2
@@ -30,9 +28,6 @@ class Command:
         self.agent = agent
         self.id = command_id
         self.leader = 0
-        self.status_lines = bytearray()
-        self.status_done = False
-        self.reaped = None  # the shepherd's wait status once reaped
         self.timed_out = False
         self.terminating = False
         self.killing = False
@@ -41,78 +36,58 @@ class Command:
         cwd = request.get("cwd")
         if cwd and not os.path.isdir(cwd):
             raise RequestError("INVALID_PATH", "Working directory does not exist: %s" % cwd)
-        shepherd = agent.take_shepherd()
-        self.shepherd_pid = shepherd.pid
-        self.status_fd = shepherd.status
-        agent.shepherds[shepherd.pid] = self
-        self.stdin = Sink(agent, Endpoint(agent, shepherd.stdin), request["stdin"])
-        Source(agent, Endpoint(agent, shepherd.stdout), request["stdout"])
-        Source(agent, Endpoint(agent, shepherd.stderr), request["stderr"])
-        agent.watcher.set(self.status_fd, READ, self.read_status)
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
         try:
-            shepherd.assign(json.dumps(request).encode("utf-8"))
-        except OSError:
-            pass  # it died idle (killed): its status ends, and the command is reported as killed
+            self.shepherd = agent.assign_shepherd(self, request, (stdin_r, stdout_w, stderr_w))
+        except BaseException:
+            for fd in (stdin_w, stdout_r, stderr_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, stderr_w):
+                os.close(fd)  # the shepherd has its copies
+        for fd in (stdin_w, stdout_r, stderr_r):
+            os.set_blocking(fd, False)
+        self.stdin = Sink(agent, Endpoint(agent, stdin_w), request["stdin"])
+        Source(agent, Endpoint(agent, stdout_r), request["stdout"])
+        Source(agent, Endpoint(agent, stderr_r), request["stderr"])
         timeout_ms = request.get("timeoutMs")
         if timeout_ms is not None:
             grace = (request.get("graceMs") or 0) / 1000.0
             self.timers.append(agent.timers.call_later(timeout_ms / 1000.0, lambda: self.expire(grace)))
 
-    def read_status(self, _mask):
-        try:
-            data = os.read(self.status_fd, 256)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        if data:
-            self.status_lines += data
-            for line in self.complete_lines():
-                if line.startswith(b"pid "):
-                    self.leader = int(line[4:])
-            return
-        self.agent.watcher.forget(self.status_fd)
-        os.close(self.status_fd)
-        self.status_done = True
-        self.settle()
+    def on_line(self, line):
+        """A line from its shepherd: its first process's pid, or how it ended."""
+        if line.startswith(b"pid "):
+            self.leader = int(line[4:])
+        elif line.startswith(b"exit "):
+            self.finish(int(line[5:]), None)
+        elif line.startswith(b"signal "):
+            signum = int(line[7:])
+            self.finish(128 + signum, signum)
 
-    def on_reaped(self, status):
-        self.reaped = status
-        self.settle()
+    def on_shepherd_gone(self, status):
+        """Its shepherd died without a word (killed): the command went with it, or is being ended."""
+        signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
+        self.finish(128 + signum, signum)
+        self.agent.end_orphans()  # what the dead shepherd held is the agent's now
 
-    def settle(self):
-        """Reports the exit once the shepherd has both said how the command ended and exited."""
-        if self.finished or not self.status_done or self.reaped is None:
+    def finish(self, code, signum):
+        if self.finished:
             return
         self.finished = True
         for entry in self.timers:
             self.agent.timers.cancel(entry)
-        self.agent.shepherds.pop(self.shepherd_pid, None)
         self.agent.commands.pop(self.id, None)
-        code, signum = self.outcome()
         event = {"exit": code, "signal": signal_name(signum), "timedOut": self.timed_out}
         self.agent.send(json_frame(EVENT, self.id, event))
         self.stdin.refuse()  # nothing reads it any more
-
-    def complete_lines(self):
-        return bytes(self.status_lines).split(b"\n")[:-1]
-
-    def outcome(self):
-        for line in self.complete_lines():
-            if line.startswith(b"exit "):
-                return int(line[5:]), None
-            if line.startswith(b"signal "):
-                signum = int(line[7:])
-                return 128 + signum, signum
-        # The shepherd died without a word (killed): the command went with it, or is being ended
-        # (orphans of a dead shepherd are the agent's, which ends them).
-        status = self.reaped or 0
-        signum = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
-        self.agent.end_orphans()
-        return 128 + signum, signum
+        self.agent.release_shepherd(self.shepherd)
 
     def signal_tree(self, signum):
-        signal_all(descendants(self.shepherd_pid), signum)
+        signal_all(descendants(self.shepherd.pid), signum)
         if self.leader:
             try:
                 os.killpg(self.leader, signum)
