@@ -28,7 +28,8 @@ type State =
   | { kind: "idle" }
   | { kind: "starting"; operations: Promise<AgentOperations | undefined> }
   | { kind: "up"; operations: AgentOperations }
-  | { kind: "off" };
+  | { kind: "off" }
+  | { kind: "closed" };
 
 /** The first start and one restart. */
 const MAX_STARTS = 2;
@@ -46,11 +47,16 @@ export class AgentSupervisor {
     this.#options = options;
   }
 
-  /** The running agent's operations, started when needed; `undefined`: use plain execs. */
+  /**
+   * The running agent's operations, started when needed; `undefined`: use plain execs. Rejects
+   * with `ENVIRONMENT_CLOSED` once the environment is closing (an operation that waited for the
+   * agent must not start anything now).
+   */
   async operations(): Promise<AgentOperations | undefined> {
     const state = this.#state;
     if (state.kind === "up" || state.kind === "starting") return state.operations;
     if (state.kind === "off") return undefined;
+    if (state.kind === "closed") throw this.#closedError();
     const operations = this.#start();
     this.#state = { kind: "starting", operations };
     return operations;
@@ -59,9 +65,9 @@ export class AgentSupervisor {
   /** Ends the agent (and everything it runs); plain execs only from now on. Idempotent. */
   async close(): Promise<void> {
     const state = this.#state;
-    this.#state = { kind: "off" };
+    this.#state = { kind: "closed" };
     // A start in progress sees the state and closes what it started.
-    if (state.kind === "starting") await state.operations;
+    if (state.kind === "starting") await state.operations.catch(() => {});
     if (state.kind === "up") await state.operations.close();
   }
 
@@ -75,9 +81,9 @@ export class AgentSupervisor {
       link = new AgentLink(channel, agentSource());
       const hello = await link.started(this.#options.startTimeoutMs ?? 15_000);
       const operations = new AgentOperations(link, hello, backendId, this.#options.log);
-      if (this.#state.kind === "off") {
+      if (this.#state.kind === "closed") {
         await operations.close();
-        return undefined;
+        throw this.#closedError();
       }
       this.#state = { kind: "up", operations };
       log(() => `${backendId} agent: up in ${Math.round(performance.now() - begun)} ms (${describeHello(hello)})`);
@@ -86,7 +92,7 @@ export class AgentSupervisor {
       return operations;
     } catch (error) {
       if (link) void this.#retire(link, undefined);
-      if (this.#state.kind === "off") return undefined;
+      if (this.#state.kind === "closed") throw this.#closedError();
       if (CodecallError.isInstance(error, "ENVIRONMENT_CLOSED")) {
         this.#state = { kind: "idle" };
         throw error;
@@ -97,6 +103,10 @@ export class AgentSupervisor {
       log(() => `${backendId} agent: could not start (${describeStartFailure(error)}); ${final ? "plain execs from now on" : "plain execs for now"}`);
       return undefined;
     }
+  }
+
+  #closedError(): CodecallError {
+    return new CodecallError("ENVIRONMENT_CLOSED", `This ${this.#options.backendId} environment is closed`);
   }
 
   #onLost(operations: AgentOperations, link: AgentLink, hello: AgentHello, why: string): void {
