@@ -6,6 +6,7 @@
  */
 import type { ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
+import { concatBytes } from "../files/concat-bytes.js";
 import { StreamTail } from "../process/stream-tail.js";
 import type { ExecChannel } from "../remote/remote-executor.js";
 import { delay } from "../timers/delay.js";
@@ -87,6 +88,7 @@ const EXIT_GRACE_MS = 5_000;
 export class AgentLink implements StreamLink {
   readonly #channel: ExecChannel;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #outgoing: Uint8Array[] = [];
   #pending = new Map<number, PendingReply>();
   #handlers = new Map<number, EventHandler>();
   #inbound = new Map<number, InboundStream>();
@@ -177,10 +179,21 @@ export class AgentLink implements StreamLink {
     this.#handlers.delete(id);
   }
 
+  /**
+   * Queues a frame; the frames of one turn of the event loop go out in one write (a request and its
+   * stdin's end, say), so a backend that wraps each write (an SSH packet, a syscall) pays once.
+   */
   send(frame: Uint8Array): void {
     if (this.#lost) return;
+    this.#outgoing.push(frame);
+    if (this.#outgoing.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    const frames = this.#outgoing;
+    this.#outgoing = [];
     // A failed write means the agent is gone; its exit says why.
-    this.#writer.write(frame).catch(() => {});
+    if (!this.#lost) this.#writer.write(concatBytes(frames)).catch(() => {});
   }
 
   async drained(): Promise<void> {
