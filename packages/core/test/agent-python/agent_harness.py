@@ -2,10 +2,13 @@
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import unittest
 
 from agent_wire import (
     CHUNK,
@@ -157,6 +160,19 @@ class AgentProcess:
                 self.process.wait(TIMEOUT)
         self.stdout.close()
         self.stderr.close()
+
+
+class AgentTestCase(unittest.TestCase):
+    """A running agent (`self.agent`) and a scratch directory (`self.dir`) for each test."""
+
+    def setUp(self):
+        self.agent = AgentProcess()
+        self.addCleanup(self.agent.close)
+        self.dir = tempfile.mkdtemp(prefix="codecall-agent-test-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def path(self, *names):
+        return os.path.join(self.dir, *names)
 
 
 def alive(pid):

@@ -7,19 +7,11 @@ import tempfile
 import time
 import unittest
 
-from agent_harness import TIMEOUT, AgentProcess, alive, read_pid, wait_gone
+from agent_harness import TIMEOUT, AgentProcess, AgentTestCase, alive, read_pid, wait_gone
 from agent_wire import CANCEL, DATA, END, WINDOW, credit_frame, frame
 
 
-class CommandTest(unittest.TestCase):
-    def setUp(self):
-        self.agent = AgentProcess()
-        self.addCleanup(self.agent.close)
-        self.dir = tempfile.mkdtemp(prefix="codecall-agent-test-")
-        self.addCleanup(shutil.rmtree, self.dir, True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class CommandTest(AgentTestCase):
 
     def test_says_hello_with_its_environment_and_subreaper(self):
         hello = self.agent.hello

@@ -5,19 +5,11 @@ import stat
 import tempfile
 import unittest
 
-from agent_harness import AgentProcess
+from agent_harness import AgentTestCase
 from agent_wire import CANCEL, END, WINDOW, frame
 
 
-class FileTest(unittest.TestCase):
-    def setUp(self):
-        self.agent = AgentProcess()
-        self.addCleanup(self.agent.close)
-        self.dir = tempfile.mkdtemp(prefix="codecall-agent-test-")
-        self.addCleanup(shutil.rmtree, self.dir, True)
-
-    def path(self, *names):
-        return os.path.join(self.dir, *names)
+class FileTest(AgentTestCase):
 
     def write(self, path, data, **options):
         stream = self.agent.new_id()

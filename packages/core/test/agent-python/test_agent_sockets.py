@@ -1,21 +1,16 @@
 """A Unix socket served through the agent: each connection is a stream pair to the host."""
 import os
-import shutil
 import socket
 import stat
-import tempfile
 import unittest
 
-from agent_harness import TIMEOUT, AgentProcess
+from agent_harness import TIMEOUT, AgentTestCase
 from agent_wire import CANCEL, DATA, END, WINDOW, frame
 
 
-class SocketTest(unittest.TestCase):
+class SocketTest(AgentTestCase):
     def setUp(self):
-        self.agent = AgentProcess()
-        self.addCleanup(self.agent.close)
-        self.dir = tempfile.mkdtemp(prefix="codecall-agent-test-")
-        self.addCleanup(shutil.rmtree, self.dir, True)
+        AgentTestCase.setUp(self)
         self.socket_path = os.path.join(self.dir, "rpc.sock")
         self.listener = self.agent.request("listen", path=self.socket_path)
         self.assertEqual(self.agent.reply(self.listener), {"ok": {}})
