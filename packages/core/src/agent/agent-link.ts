@@ -89,6 +89,7 @@ export class AgentLink implements StreamLink {
   readonly #channel: ExecChannel;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   #outgoing: Uint8Array[] = [];
+  #inputEnded = false;
   #pending = new Map<number, PendingReply>();
   #handlers = new Map<number, EventHandler>();
   #inbound = new Map<number, InboundStream>();
@@ -184,7 +185,7 @@ export class AgentLink implements StreamLink {
    * stdin's end, say), so a backend that wraps each write (an SSH packet, a syscall) pays once.
    */
   send(frame: Uint8Array): void {
-    if (this.#lost) return;
+    if (this.#lost || this.#inputEnded) return;
     this.#outgoing.push(frame);
     if (this.#outgoing.length === 1) queueMicrotask(() => this.#flush());
   }
@@ -193,7 +194,7 @@ export class AgentLink implements StreamLink {
     const frames = this.#outgoing;
     this.#outgoing = [];
     // A failed write means the agent is gone; its exit says why.
-    if (!this.#lost) this.#writer.write(concatBytes(frames)).catch(() => {});
+    if (!this.#lost && !this.#inputEnded) this.#writer.write(concatBytes(frames)).catch(() => {});
   }
 
   async drained(): Promise<void> {
@@ -215,8 +216,7 @@ export class AgentLink implements StreamLink {
    */
   async close(graceMs: number): Promise<boolean> {
     this.#closing = true;
-    // Not awaited: a backend that stopped answering may never take it.
-    this.#writer.close().catch(() => {});
+    this.#endInput();
     const exited = await Promise.race([
       this.#channel.exit.then(
         () => true,
@@ -227,6 +227,17 @@ export class AgentLink implements StreamLink {
     this.#lose("the agent was closed");
     this.#channel.close();
     return exited;
+  }
+
+  /**
+   * EOF on the agent's stdin, once; nothing is written after it (a write to a closed Web stream is
+   * an error, and in some Node versions an internal assertion). Not awaited: a backend that stopped
+   * answering may never take it.
+   */
+  #endInput(): void {
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
+    this.#writer.close().catch(() => {});
   }
 
   #newId(): number {
@@ -322,7 +333,7 @@ export class AgentLink implements StreamLink {
       if (stream instanceof InboundStream) stream.fail(lost);
       else stream.refuse(lost);
     }
-    this.#writer.close().catch(() => {});
+    this.#endInput();
     this.#end(reason);
   }
 }
