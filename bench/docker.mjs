@@ -1,12 +1,12 @@
 // Docker backend: container start, a no-op execute next to a bare dockerode exec, and over the file
 // and stream transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool
-// calls, and a whole executeCode. Needs a Docker engine and the test image (scripts/ci/docker.sh, then
+// calls, and a whole executeCode; then the environment agent against plain execs (`agent: false`). Needs a Docker engine and the test image (scripts/ci/docker.sh, then
 // `source /tmp/codecall-ci/docker/env`); without them it says SKIP and exits 1.
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
 import { createTransport as createFileTransport } from "@codecall/transport-file";
 import { createTransport as createStreamTransport } from "@codecall/transport-stream";
-import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 import { createEnvironment } from "@codecall/backend-docker";
 import Docker from "dockerode";
 
@@ -35,7 +35,8 @@ for (let index = 0; index < 5; index += 1) {
 report("docker: container start (create + start + first exec)", starts, "ms");
 report("docker: close (docker rm -f)", closes, "ms");
 
-environment = await createEnvironment({ image });
+// Plain execs here (as before the agent); the agent's numbers follow at the end, beside these.
+environment = await createEnvironment({ image, agent: false });
 const container = environment.containerId;
 await timeRepeated(5, () => environment.execute("true"));
 report("docker: execute('true') (exec through codecall's wrapper)", await timeRepeated(30, () => environment.execute("true")), "ms");
@@ -74,3 +75,8 @@ for (const [name, transport] of [
 }
 
 await environment.close();
+
+// The environment agent against plain execs, in the same run (issue 17's goal table).
+const [plain, agent] = await Promise.all([createEnvironment({ image, agent: false }), createEnvironment({ image })]);
+await compareAgentAndPlain({ backend: "docker", plain, agent, measures: agentGoalMeasures(createStreamTransport()) });
+await Promise.all([plain.close(), agent.close()]);

@@ -142,3 +142,36 @@ export function printRunTimes({ environment, transport, runs = 10 }) {
     if (result.status !== "success") throw new Error(result.output);
   });
 }
+
+/**
+ * The issue-17 goal rows: each measure taken with plain execs (`agent: false`) and through the
+ * environment agent, samples interleaved so load drift hits both alike; prints both medians and
+ * the ratio. `measures` are `[label, unit, (environment) => Promise<number[]>]`, each call giving
+ * one or more samples.
+ */
+export async function compareAgentAndPlain({ backend, plain, agent, measures, rounds = 5 }) {
+  console.log(`\n${backend}: plain execs (agent: false) vs the environment agent, ${rounds} interleaved rounds, medians`);
+  for (const [label, unit, measure] of measures) {
+    const before = [];
+    const after = [];
+    for (let round = 0; round < rounds; round += 1) {
+      before.push(...(await measure(plain)));
+      after.push(...(await measure(agent)));
+    }
+    const { median: was } = stats(before);
+    const { median: now } = stats(after);
+    const format = (value) => (unit === "ms" ? `${value.toFixed(1)} ms` : `${Math.round(value)} ${unit}`);
+    console.log(
+      `${`${backend}: ${label}`.padEnd(58)} plain ${format(was).padStart(9)}   agent ${format(now).padStart(9)}   ${(was / now).toFixed(1)}× faster`,
+    );
+  }
+}
+
+/** The three measures of the agent's goal table. */
+export function agentGoalMeasures(transport) {
+  return [
+    ["no-op execute('true')", "ms", (environment) => timeRepeated(10, () => environment.execute("true"))],
+    ["10 concurrent terminal('sleep 0.3'), wall", "ms", (environment) => concurrentSleepWall({ environment, transport, runs: 1 })],
+    ["executeCode(print('hi')), environment up", "ms", (environment) => printRunTimes({ environment, transport, runs: 3 })],
+  ];
+}

@@ -13,6 +13,7 @@ const benches = [
   { file: "ssh.mjs", optional: true },
   { file: "modal.mjs", optional: true },
   { file: "daytona.mjs", optional: true },
+  { file: "apptainer.mjs", optional: true },
 ];
 const only = process.argv.slice(2);
 const hasTaskset = spawnSync("taskset", ["--version"]).status === 0;

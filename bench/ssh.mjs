@@ -1,9 +1,9 @@
 // SSH backend against the OpenSSH server of scripts/ci/sshd.sh: connecting (TCP, handshake, key
 // login), a no-op command, 20 concurrent oneshots on one connection, and over the file and stream
 // transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool calls and
-// a whole executeCode.
+// a whole executeCode; then the environment agent against plain execs (`environmentAgent: false`).
 import { readFileSync } from "node:fs";
-import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);
@@ -49,7 +49,8 @@ for (let index = 0; index < 10; index += 1) {
 }
 report("ssh: connect (TCP + handshake + key login + host key check)", connects, "ms");
 
-const environment = await ssh.createEnvironment(options);
+// Plain execs here (as before the agent); the agent's numbers follow at the end, beside these.
+const environment = await ssh.createEnvironment({ ...options, environmentAgent: false });
 await environment.execute("true");
 report('ssh: no-op execute("true") on the open connection', await timeRepeated(50, () => environment.execute("true")), "ms");
 report(
@@ -69,3 +70,8 @@ for (const [name, transport] of [
   report(`ssh+${name}: executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport }), "ms");
 }
 await environment.close();
+
+// The environment agent against plain execs, in the same run (issue 17's goal table).
+const [plain, agent] = await Promise.all([ssh.createEnvironment({ ...options, environmentAgent: false }), ssh.createEnvironment(options)]);
+await compareAgentAndPlain({ backend: "ssh", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
+await Promise.all([plain.close(), agent.close()]);

@@ -35,6 +35,7 @@ export class DockerEnvironment extends ExecEnvironment {
         await session.ready();
         return startDockerExec(session, argv);
       },
+      agent: parsed.agent,
       onClose: () => session.release(),
     });
     this.#session = session;

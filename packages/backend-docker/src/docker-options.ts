@@ -68,6 +68,12 @@ export const environmentOptions = defineOptions("docker", {
     description: 'capabilities given back, e.g. `["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID"]` for package managers',
   },
   keepContainer: { type: "boolean", default: false, description: "leave the created container running after `close()` (debugging)" },
+  /** Needs python3 in the image; without it (or after the agent died twice) commands run as plain execs. */
+  agent: {
+    type: "boolean",
+    default: true,
+    description: "run commands, files and the stream relay through one long-lived helper in the container (one exec in all); `false`: an exec each",
+  },
   socketPath: { type: "string", defaultText: "from `DOCKER_HOST`", description: "the engine's Unix socket" },
   /** TLS for `tcp://` follows `DOCKER_TLS_VERIFY` and `DOCKER_CERT_PATH`, as with the docker CLI; ignored when `socketPath` is set. */
   host: {

@@ -23,6 +23,7 @@ describe("parseDockerOptions", () => {
       capDrop: ["ALL"],
       capAdd: [],
       keepContainer: false,
+      agent: true,
       engineTimeoutMs: 10_000,
     });
   });

@@ -1,41 +1,24 @@
 // Core's generic ExecEnvironment (what exec-API backends such as docker and ssh build on), driven
 // through the plainest real exec primitive there is — a local process started from an argv — so
-// the remote wrapper's semantics are proven by the full conformance suite without any service.
-import { spawn } from "node:child_process";
+// its semantics are proven by the full conformance suite without any service, through the
+// environment agent and as plain execs under the remote wrapper.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { once } from "node:events";
-import { constants } from "node:os";
-import { Readable, Writable } from "node:stream";
 import { CodecallError } from "@codecall/core";
 import { ExecEnvironment, type StartExec } from "@codecall/core/backend-kit";
 import { describeEnvironment } from "@codecall/conformance";
 import { expect, it } from "vitest";
+import { startLocalExec } from "./local-exec.js";
 
-const startLocalExec: StartExec = async ({ argv }) => {
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] });
-  await once(child, "spawn");
-  child.stdin.on("error", () => {});
-  return {
-    stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    stdout: Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
-    stderr: Readable.toWeb(child.stderr) as unknown as ReadableStream<Uint8Array>,
-    exit: new Promise((resolve) =>
-      child.once("close", (code, signal) => resolve(signal ? { exitCode: 128 + constants.signals[signal], signal } : { exitCode: code ?? 1 })),
-    ),
-    close: () => {
-      child.stdout.destroy();
-      child.stderr.destroy();
-    },
-  };
-};
-
-describeEnvironment({
-  name: "ExecEnvironment over local argv exec",
-  create: () => new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec }),
-  capabilities: { hostSockets: false, streamingStdio: true },
-});
+for (const agent of [false, true]) {
+  describeEnvironment({
+    name: `ExecEnvironment over local argv exec (${agent ? "through the agent" : "plain execs"})`,
+    create: () =>
+      new ExecEnvironment({ backendId: "exec-local", capabilities: { hostSockets: false, streamingStdio: true }, start: startLocalExec, agent }),
+    capabilities: { hostSockets: false, streamingStdio: true },
+  });
+}
 
 it("refuses a helper command's output over its bound instead of holding it (a replaced env)", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "codecall-fake-env-"));

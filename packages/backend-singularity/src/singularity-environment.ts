@@ -26,6 +26,7 @@ export class SingularityEnvironment extends ExecEnvironment {
       backendId: "singularity",
       capabilities: CAPABILITIES,
       start: ({ argv }) => session.exec(argv),
+      agent: parsed.agent,
       ...(parsed.workdir === undefined ? {} : { workdir: parsed.workdir }),
       env: parsed.env,
       ...(parsed.tempRoot === undefined ? {} : { tempRoot: parsed.tempRoot }),

@@ -42,6 +42,13 @@ export const environmentOptions = defineOptions("singularity", {
   env: { type: "env", default: {}, description: "variables set for every command (on top of the instance's clean environment)" },
   startTimeoutMs: { type: "integer", min: 1, default: 300_000, description: "how long `instance start` may take, image pulls included" },
   tempRoot: { type: "string", defaultText: "`$TMPDIR` or `/tmp`", description: "where `tempDir()` creates directories in the instance" },
+  /** Needs python3 in the image; without it (or after the agent died twice) commands run as plain execs. */
+  agent: {
+    type: "boolean",
+    default: true,
+    description:
+      "run commands, files and the stream relay through one long-lived helper in the instance (one `exec` in all); `false`: an `exec` each",
+  },
 });
 
 /** The options of {@link createEnvironment}: `image` to start an instance from, or `instance` to use a running one. */

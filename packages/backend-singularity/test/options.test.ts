@@ -12,6 +12,7 @@ describe("singularity options", () => {
       startArgs: [],
       env: {},
       startTimeoutMs: 300_000,
+      agent: true,
     });
   });
 

@@ -22,6 +22,7 @@ export class SshEnvironment extends ExecEnvironment {
       backendId: "ssh",
       capabilities: { hostSockets: false, streamingStdio: true, maxConcurrentExec: resolved.maxChannels },
       start: (exec) => connection.exec(exec.command, exec.control),
+      agent: resolved.environmentAgent,
       ...(resolved.sftp ? { files: sftpFiles(() => connection.sftp()) } : {}),
       ...(resolved.tempRoot === undefined ? {} : { tempRoot: resolved.tempRoot }),
       ...(resolved.workdir === undefined ? {} : { workdir: resolved.workdir }),

@@ -51,6 +51,12 @@ export const environmentOptions = defineOptions("ssh", {
   maxChannels: { type: "integer", min: 1, default: 8, description: "commands running at once on the connection; more wait" },
   tempRoot: { type: "string", defaultText: "`$TMPDIR` or `/tmp`", description: "where `tempDir()` creates directories" },
   sftp: { type: "boolean", default: true, description: "`false` moves files through exec (servers without the sftp subsystem)" },
+  /** `agent` is the ssh-agent's option, hence the longer name. Needs python3 on the host; without it commands run as plain execs. */
+  environmentAgent: {
+    type: "boolean",
+    default: true,
+    description: "run commands, files and the stream relay through one long-lived helper on the host (one channel in all); `false`: a channel each",
+  },
 });
 
 /** The options of {@link createEnvironment}: `host` and one way to log in at least. */

@@ -39,6 +39,7 @@ export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedPr
 export { HostProcess, startHostProcess, type HostStdio, type SpawnedChild, type StartHostProcessOptions } from "./process/host-process.js";
 export type { ProcessHost, TreeSignal } from "./process/process-tree.js";
 export { LiveProcesses, type WatchedProcess } from "./process/live-processes.js";
+export { StreamTail } from "./process/stream-tail.js";
 export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type ReadAt } from "./files/bounded-read.js";
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
 export { isCommandNotFound, missingInterpreterMessage } from "./execute/result.js";

@@ -108,6 +108,23 @@ export interface ReadFileOptions {
   maxBytes?: number;
 }
 
+/** One connection a process inside the environment made to a socket the host listens on (see `Environment.listenUnix`). */
+export interface SocketConnection {
+  /** What the process sends; ends when it closes its side. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /**
+   * To the process. A write settles once the environment has room for it (so a process that
+   * does not read holds back only its own connection); closing it ends the process's side.
+   */
+  readonly writable: WritableStream<Uint8Array>;
+}
+
+/** A Unix socket the host listens on inside the environment. */
+export interface SocketListener {
+  /** Stops listening, removes the socket and ends its connections. Idempotent. */
+  close(): Promise<void>;
+}
+
 /** An execution environment. Obtain one from a backend package or the resolver. */
 export interface Environment extends AsyncDisposable {
   /** The contract version this environment implements; hosts refuse another one. */
@@ -137,6 +154,14 @@ export interface Environment extends AsyncDisposable {
   remove(path: string): Promise<void>;
   /** The variables a command gets when no `env` option is given. */
   defaultEnv(): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Optional: listens on a Unix socket at `path` inside the environment (mode 0600, in a directory
+   * the caller made) and hands every connection a process there makes to `onConnection`, on the
+   * host, as byte streams with flow control. Resolves `undefined` when the environment cannot do
+   * it now (e.g. its agent is not running): the caller then uses its own means, as the stream
+   * transport does with its relay. Transports use it without knowing the backend.
+   */
+  listenUnix?(path: string, onConnection: (connection: SocketConnection) => void): Promise<SocketListener | undefined>;
   /** Releases everything the environment holds. Idempotent. */
   close(): Promise<void>;
 }

@@ -16,6 +16,8 @@ export type {
   KillOptions,
   ProcessExit,
   ReadFileOptions,
+  SocketConnection,
+  SocketListener,
   SpawnOptions,
   WriteFileOptions,
 } from "./environment.js";

@@ -10,14 +10,11 @@
  * itself, and the host's memory stays bounded.
  */
 import type { EnvironmentProcess, ProcessExit, RunContext } from "@codecall/core";
-import { delay } from "@codecall/core/backend-kit";
+import { delay, StreamTail } from "@codecall/core/backend-kit";
 import { CallFlow } from "@codecall/core/protocol";
 import { encodeRelayAck, encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
 
 const encoder = new TextEncoder();
-
-/** How much of the relay's stderr is kept for error messages. */
-const STDERR_TAIL_BYTES = 4096;
 
 /** The relay did not come up; `exit` is set when it exited (rather than hanging or babbling). */
 export class RelayStartError extends Error {
@@ -48,7 +45,7 @@ export class RelayLink {
   readonly #connections = new Map<number, GuestConnection>();
   readonly #greeted: Promise<void>;
   #greet!: () => void;
-  #stderrTail = "";
+  readonly #stderr: StreamTail;
   #exit: ProcessExit | undefined;
   /** Set when the backend lost the relay (its `wait()` rejected) instead of seeing it exit. */
   #lost: Error | undefined;
@@ -66,7 +63,7 @@ export class RelayLink {
     this.#writer.write(encodeRelayBoot(source)).catch(() => {});
     this.#greeted = new Promise((resolve) => (this.#greet = resolve));
     void this.#readFrames();
-    void this.#readStderr();
+    this.#stderr = new StreamTail(process.stderr);
     this.#ended = process.wait().then(
       (exit) => void (this.#exit = exit),
       (error: unknown) => void (this.#lost = error instanceof Error ? error : new Error(String(error))),
@@ -95,7 +92,7 @@ export class RelayLink {
         (outcome === "timeout"
           ? `the relay did not start within ${timeoutMs} ms`
           : `the relay exited with code ${this.#exit?.exitCode ?? "?"} before it was ready`));
-    throw new RelayStartError(why, this.#exit, this.#stderrTail.trim());
+    throw new RelayStartError(why, this.#exit, this.#stderr.text);
   }
 
   /** Ends the relay: EOF on its stdin (it removes its socket and exits), then a kill if it lingers. */
@@ -197,21 +194,5 @@ export class RelayLink {
     if (this.#closing || this.#exit || this.#lost) return;
     // A failed write means the relay is gone; its exit is what the guest and the run notice.
     this.#writer.write(frame).catch(() => {});
-  }
-
-  async #readStderr(): Promise<void> {
-    const decoder = new TextDecoder();
-    const reader = this.#process.stderr.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        this.#stderrTail = (this.#stderrTail + decoder.decode(value, { stream: true })).slice(-STDERR_TAIL_BYTES);
-      }
-    } catch {
-      // Only diagnostics are lost.
-    } finally {
-      reader.releaseLock();
-    }
   }
 }

@@ -1,9 +1,12 @@
 /**
- * The stream transport: one long-lived relay process per run inside the environment (`spawn` with
- * open stdio: a docker exec, an ssh channel), listening on a private Unix socket there. The
- * script's processes connect to that socket exactly as they would to the uds transport's; the
- * relay carries their bytes over its stdin/stdout, so a tool call costs one backend round trip
- * instead of a polling cycle.
+ * The stream transport: the script's processes connect to a private Unix socket in the run dir
+ * exactly as they would to the uds transport's, and their bytes reach the host over an open stream,
+ * so a tool call costs one backend round trip instead of a polling cycle. Who listens on that socket:
+ *
+ * - the environment itself, when it offers `listenUnix` (its agent, on the exec backends): no
+ *   process at all is started for the run;
+ * - otherwise the transport's own relay, one long-lived process per run (`spawn` with open stdio:
+ *   a docker exec, an ssh channel) that carries the connections over its stdin/stdout.
  */
 import {
   TRANSPORT_SPECIFICATION_VERSION,
@@ -17,6 +20,7 @@ import {
 import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
 import { guestClientFor, isCommandNotFound, missingInterpreterMessage, shellQuote, socketPathTooLong } from "@codecall/core/backend-kit";
 import relaySource from "./guest/relay.py?raw";
+import { ConnectionFlow } from "./connection-flow.js";
 import { RelayLink, RelayStartError } from "./relay-link.js";
 
 /**
@@ -71,6 +75,9 @@ export class StreamTransport implements Transport {
         `the run dir ${run.runDir} is too long for a Unix socket path (${tooLong}); give the environment a shorter temp dir`,
       );
     }
+    const guestEnv = { CODECALL_RPC_SOCKET: socketPath, CODECALL_RPC_TOKEN: run.token };
+    const served = await this.#listenInEnvironment(environment, socketPath, run);
+    if (served) return { guestEnv, close: served };
     // The relay's source goes down its own stdin ahead of the frames: no file to write first, which
     // on Docker is a whole exec saved.
     // The relay needs nothing of the environment's variables but PATH (to find the interpreter):
@@ -90,9 +97,21 @@ export class StreamTransport implements Transport {
       const why = missing ? missingInterpreterMessage(run.interpreter) : (error as Error).message;
       throw new CodecallError("TRANSPORT_FAILED", `the stream relay did not start: ${why}`, { cause: error });
     }
-    return {
-      guestEnv: { CODECALL_RPC_SOCKET: socketPath, CODECALL_RPC_TOKEN: run.token },
-      close: () => link.close(this.#closeGraceMs),
+    return { guestEnv, close: () => link.close(this.#closeGraceMs) };
+  }
+
+  /** Serves the socket through the environment when it can (its agent); returns how to stop, or `undefined`. */
+  async #listenInEnvironment(environment: Environment, socketPath: string, run: RunContext): Promise<(() => Promise<void>) | undefined> {
+    const flows = new Set<ConnectionFlow>();
+    const listener = await environment.listenUnix?.(socketPath, (connection) => {
+      const flow = new ConnectionFlow(connection, run);
+      flows.add(flow);
+      void flow.done.then(() => flows.delete(flow));
+    });
+    if (listener === undefined) return undefined;
+    return async () => {
+      for (const flow of flows) flow.close();
+      await listener.close();
     };
   }
 }

@@ -95,10 +95,16 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     },
   );
 
-  it("ends a timed-out script with an error result, not a hang, when the engine hangs", async () => {
+  it.each([
+    // The kill cannot start, so once the in-environment timeout must have ended the command, the
+    // host drops it rather than wait for the engine any longer.
+    [false, "the connection to the command was closed before it ended"],
+    // The kill request gets no answer over the frozen stream: the agent is given up as lost.
+    [true, "the agent did not answer a kill within 15 s"],
+  ] as const)("ends a timed-out script with an error result, not a hang, when the engine hangs (agent: %s)", async (agent, why) => {
     const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
     cleanups.push(() => proxy.close());
-    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: ENGINE_TIMEOUT_MS });
+    const env = await createEnvironment({ image: TEST_IMAGE, socketPath: proxy.socketPath, engineTimeoutMs: ENGINE_TIMEOUT_MS, agent });
     // Its own engine connection goes through the frozen proxy: remove the container directly.
     cleanups.push(() => docker.getContainer(env.containerId!).remove({ force: true }));
     const result = await executeCode({
@@ -109,12 +115,8 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
       limits: { timeoutMs: 2_000 },
       onStdout: () => proxy.freeze(),
     });
-    // The kill cannot start, so once the in-environment timeout must have ended the command, the
-    // host drops it rather than wait for the engine any longer.
     expect(result.status).toBe("error");
-    expect(result.error).toBe(
-      "docker environment failed: The docker environment lost the command: the connection to the command was closed before it ended",
-    );
+    expect(result.error).toBe(`docker environment failed: The docker environment lost the command: ${why}`);
     expect(result.output).toBe(`started\n\n${result.error}`);
   });
 

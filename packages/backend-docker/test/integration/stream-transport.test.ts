@@ -1,5 +1,5 @@
-// The stream transport in containers: its relay runs in a long-lived exec and the script's tool
-// calls cross one hijacked exec connection instead of polling — the transport "auto" picks here.
+// The stream transport in containers: the script's tool calls cross one hijacked exec connection
+// (the environment agent's, or the relay's) instead of polling — the transport "auto" picks here.
 import { expect, it } from "vitest";
 import { defineTool, executeCode, resolveTransports } from "@codecall/core";
 import {
@@ -16,31 +16,36 @@ import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
 import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 
-describeTransport({
-  name: "stream on docker",
-  transport: () => createTransport(),
-  createEnvironment: () => createEnvironment({ image: TEST_IMAGE }),
-  malformedInput: SOCKET_MALFORMED_INPUT,
-  unavailableReason: dockerUnavailable,
-  testTimeoutMs: 120_000,
-});
+// The socket is served by the environment agent (no relay process), or (agent: false) by the
+// transport's own relay in a long-lived exec.
+for (const agent of [true, false]) {
+  const way = agent ? "through the agent" : "its own relay";
+  describeTransport({
+    name: `stream on docker (${way})`,
+    transport: () => createTransport(),
+    createEnvironment: () => createEnvironment({ image: TEST_IMAGE, agent }),
+    malformedInput: SOCKET_MALFORMED_INPUT,
+    unavailableReason: dockerUnavailable,
+    testTimeoutMs: 120_000,
+  });
 
-describeBackpressure({
-  name: "stream on docker",
-  transport: () => createTransport(),
-  createEnvironment: () => createEnvironment({ image: TEST_IMAGE }),
-  unavailableReason: dockerUnavailable,
-});
+  describeBackpressure({
+    name: `stream on docker (${way})`,
+    transport: () => createTransport(),
+    createEnvironment: () => createEnvironment({ image: TEST_IMAGE, agent }),
+    unavailableReason: dockerUnavailable,
+  });
 
-describeExecution({
-  name: "docker + stream",
-  createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env }),
-  builtinTools,
-  transport: () => createTransport(),
-  expectTransportId: "stream",
-  unavailableReason: dockerUnavailable,
-  testTimeoutMs: 120_000,
-});
+  describeExecution({
+    name: `docker + stream (${way})`,
+    createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env, agent }),
+    builtinTools,
+    transport: () => createTransport(),
+    expectTransportId: "stream",
+    unavailableReason: dockerUnavailable,
+    testTimeoutMs: 120_000,
+  });
+}
 
 describeApprovals({
   name: "docker + stream",

@@ -3,19 +3,30 @@
 import { FAKE_IMAGE } from "../fake-cli.js";
 import { expect, it } from "vitest";
 import { executeCode, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration } from "@codecall/conformance";
+import { describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport as createFileTransport } from "@codecall/transport-file";
 import { createTransport as createStreamTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
 
-describeExecution({
-  name: "singularity + stream",
-  createEnvironment: ({ env }) => createEnvironment({ image: FAKE_IMAGE, env }),
-  builtinTools,
-  transport: () => createStreamTransport(),
-  expectTransportId: "stream",
-});
+// The stream transport's socket is served by the environment agent, or (agent: false) by its own relay.
+for (const agent of [true, false]) {
+  const way = agent ? "through the agent" : "plain execs";
+  describeExecution({
+    name: `singularity + stream (${way})`,
+    createEnvironment: ({ env }) => createEnvironment({ image: FAKE_IMAGE, env, agent }),
+    builtinTools,
+    transport: () => createStreamTransport(),
+    expectTransportId: "stream",
+  });
+
+  describeTransport({
+    name: `stream on singularity (${way})`,
+    transport: () => createStreamTransport(),
+    createEnvironment: () => createEnvironment({ image: FAKE_IMAGE, agent }),
+    malformedInput: SOCKET_MALFORMED_INPUT,
+  });
+}
 
 describeExecution({
   name: "singularity + file",

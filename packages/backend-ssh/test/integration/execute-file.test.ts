@@ -9,15 +9,17 @@ import { createEnvironment, type SshEnvironment } from "../../src/index.js";
 import { leftoversCommand } from "./remote-helpers.js";
 import { connectionOptions, sshd } from "./sshd.js";
 
-describeExecution({
-  name: "ssh + file",
-  createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env }),
-  builtinTools,
-  transport: () => createTransport(),
-  unavailableReason: sshd.unavailableReason,
-  expectTransportId: "file",
-  testTimeoutMs: 120_000,
-});
+for (const environmentAgent of [true, false]) {
+  describeExecution({
+    name: `ssh + file (${environmentAgent ? "through the agent" : "plain execs"})`,
+    createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env, environmentAgent }),
+    builtinTools,
+    transport: () => createTransport(),
+    unavailableReason: sshd.unavailableReason,
+    expectTransportId: "file",
+    testTimeoutMs: 120_000,
+  });
+}
 
 describeIntegration("executeCode over ssh: the host", sshd.unavailableReason, () => {
   let environment: SshEnvironment;

@@ -9,19 +9,6 @@ import { shellQuote } from "@codecall/core/backend-kit";
 export const SERVING_SSHD_PID =
   `p=$$; while [ "$p" -gt 1 ]; do case "$(cat /proc/$p/comm)" in sshd*) echo "$p"; break;; esac; ` + `p=$(awk '{print $4}' /proc/$p/stat); done`;
 
-/**
- * Kills the sshd process serving the command's connection shortly after the command has ended,
- * from a session of its own (the command's process group is killed when it ends; the killer waits
- * until it has left it).
- */
-export function dropConnectionAfter(flagFile: string): string {
-  const flag = shellQuote(flagFile);
-  return (
-    `p=$(${SERVING_SSHD_PID}); setsid sh -c "touch ${flag}; sleep 0.3; kill $p" </dev/null >/dev/null 2>&1 & ` +
-    `until [ -e ${flag} ]; do sleep 0.02; done`
-  );
-}
-
 /** The client port of the command's own connection (unique per TCP connection). */
 export async function connectionPort(environment: Environment): Promise<string> {
   const result = await environment.executeOneshot('set -- $SSH_CONNECTION; echo "$2"');

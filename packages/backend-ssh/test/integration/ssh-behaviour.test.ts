@@ -15,7 +15,7 @@ import { shellQuote } from "@codecall/core/backend-kit";
 import { describeIntegration } from "@codecall/conformance";
 import { utils } from "ssh2";
 import { createEnvironment, SshEnvironment } from "../../src/index.js";
-import { connectionPort, countCommand, dropConnectionAfter, leftoversCommand, SERVING_SSHD_PID } from "./remote-helpers.js";
+import { connectionPort, countCommand, leftoversCommand, SERVING_SSHD_PID } from "./remote-helpers.js";
 import { connectionOptions, sshd } from "./sshd.js";
 
 const run = promisify(execFile);
@@ -49,8 +49,8 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       expect(await connectionPort(environment)).toBe(before);
     });
 
-    it("never has more commands running than maxChannels", async () => {
-      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3 });
+    it("never has more commands running than maxChannels, as plain execs", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3, environmentAgent: false });
       try {
         const dir = (await own.tempDir()).trim();
         // Each command records how many are running (one file each) while it runs.
@@ -65,8 +65,22 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       }
     });
 
-    it("still kills a command when every channel is taken by long-running ones", async () => {
-      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 2 });
+    it("runs more commands at once than maxChannels through the agent, on one channel", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 3 });
+      try {
+        const dir = (await own.tempDir()).trim();
+        // Each command waits until all nine run: with a cap of three channels, only the agent gets there.
+        const command = `touch ${dir}/$$; while [ $(ls ${dir} | wc -l) -lt 9 ]; do sleep 0.05; done; echo all`;
+        const results = await Promise.all(Array.from({ length: 9 }, () => own.execute(command, { timeoutMs: 30_000 })));
+        expect(results.map((result) => result.stdout)).toEqual(Array(9).fill("all\n"));
+        await own.remove(dir);
+      } finally {
+        await own.close();
+      }
+    });
+
+    it("still kills a command when every channel is taken by long-running ones, as plain execs", async () => {
+      const own = await createEnvironment({ ...connectionOptions(), maxChannels: 2, environmentAgent: false });
       const marker = `sleep 300.${Date.now() % 1_000_000}`;
       try {
         const stop = new AbortController();
@@ -185,10 +199,11 @@ describeIntegration("ssh backend against OpenSSH", sshd.unavailableReason, () =>
       const own = await createEnvironment(connectionOptions());
       try {
         const before = await connectionPort(own);
-        const dir = await own.tempDir();
-        await own.execute(dropConnectionAfter(`${dir}/dropping`));
+        // The sshd process that serves the connection, killed from outside between two commands
+        // (the test runs on the SSH host).
+        process.kill(Number((await own.execute(SERVING_SSHD_PID)).stdout.trim()), "SIGTERM");
         await delay(1_500);
-        const after = await own.execute(`rm -r ${dir}; echo back`);
+        const after = await own.execute("echo back");
         expect(after).toMatchObject({ exitCode: 0, stdout: "back\n" });
         expect(await connectionPort(own)).not.toBe(before);
       } finally {

@@ -1,5 +1,5 @@
-// The stream transport over SSH: its relay runs in one long-lived channel and the script's tool
-// calls cross that channel instead of polling — the transport "auto" picks here.
+// The stream transport over SSH: the script's tool calls cross one long-lived channel (the
+// environment agent's, or the relay's) instead of polling — the transport "auto" picks here.
 import { expect, it } from "vitest";
 import { executeCode, resolveTransports } from "@codecall/core";
 import {
@@ -15,24 +15,29 @@ import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment } from "../../src/index.js";
 import { connectionOptions, sshd } from "./sshd.js";
 
-describeTransport({
-  name: "stream on ssh",
-  transport: () => createTransport(),
-  createEnvironment: () => createEnvironment(connectionOptions()),
-  malformedInput: SOCKET_MALFORMED_INPUT,
-  unavailableReason: sshd.unavailableReason,
-  testTimeoutMs: 120_000,
-});
+// The socket is served by the environment agent (no relay process), or (environmentAgent: false)
+// by the transport's own relay in a long-lived channel.
+for (const environmentAgent of [true, false]) {
+  const way = environmentAgent ? "through the agent" : "its own relay";
+  describeTransport({
+    name: `stream on ssh (${way})`,
+    transport: () => createTransport(),
+    createEnvironment: () => createEnvironment({ ...connectionOptions(), environmentAgent }),
+    malformedInput: SOCKET_MALFORMED_INPUT,
+    unavailableReason: sshd.unavailableReason,
+    testTimeoutMs: 120_000,
+  });
 
-describeExecution({
-  name: "ssh + stream",
-  createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env }),
-  builtinTools,
-  transport: () => createTransport(),
-  expectTransportId: "stream",
-  unavailableReason: sshd.unavailableReason,
-  testTimeoutMs: 120_000,
-});
+  describeExecution({
+    name: `ssh + stream (${way})`,
+    createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env, environmentAgent }),
+    builtinTools,
+    transport: () => createTransport(),
+    expectTransportId: "stream",
+    unavailableReason: sshd.unavailableReason,
+    testTimeoutMs: 120_000,
+  });
+}
 
 describeApprovals({
   name: "ssh + stream",

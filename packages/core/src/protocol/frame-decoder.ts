@@ -3,6 +3,7 @@
  * (sockets, pipes). A frame over the limit is not buffered: its first bytes are kept so the id can
  * be recovered, the rest is skipped up to the next newline, and decoding goes on.
  */
+import { concatBytes } from "../files/concat-bytes.js";
 
 const NEWLINE = 0x0a;
 /** How much of an oversized frame is kept, enough to read its `jsonrpc` and `id`. */
@@ -55,7 +56,7 @@ export class FrameDecoder {
       return;
     }
     if (this.#pendingBytes + part.length > this.#maxFrameBytes) {
-      const head = concat([...this.#chunks, part.subarray(0, OVERSIZE_PREFIX_BYTES)]).subarray(0, OVERSIZE_PREFIX_BYTES);
+      const head = concatBytes([...this.#chunks, part.subarray(0, OVERSIZE_PREFIX_BYTES)]).subarray(0, OVERSIZE_PREFIX_BYTES);
       this.#oversized = { prefix: this.#text.decode(head), bytes: this.#pendingBytes + part.length };
       this.#chunks = [];
       this.#pendingBytes = 0;
@@ -72,7 +73,7 @@ export class FrameDecoder {
       this.#oversized = undefined;
       return { kind: "oversized", prefix, bytes };
     }
-    const bytes = concat(this.#chunks);
+    const bytes = concatBytes(this.#chunks);
     this.#chunks = [];
     this.#pendingBytes = 0;
     return this.#decodeLine(bytes);
@@ -84,17 +85,4 @@ export class FrameDecoder {
     // Blank lines are keep-alives at most; they are not requests.
     return line.trim() === "" ? undefined : { kind: "frame", line };
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -1,41 +1,56 @@
 /**
  * A complete Environment from one primitive — "start a command, give me its stdio and exit" —
- * for backends that reach their environment through an exec API. Files travel through exec too
- * (stdin up, base64 down), which works on any POSIX environment; a backend with a faster native
- * channel (docker archives, sftp) passes its own file functions.
+ * for backends that reach their environment through an exec API. Every operation goes one of two
+ * ways:
  *
- * A read with `maxBytes` is bounded twice: `head -c` stops it inside the environment, and the host
- * keeps no more of the exec's output than that many bytes encode to (whatever `head` turns out to
- * be), so a script cannot make the host hold more than the cap.
+ * - through the environment agent (`agent: true`, see `../agent/`): one long-lived helper started
+ *   through that same exec, after which a command, a file or a temp dir costs one message on its
+ *   open stream instead of an exec;
+ * - as plain execs (`ExecOperations`): each command one exec under core's wrapper, files through
+ *   exec or the backend's native file transfer. This is the way when the agent is off, cannot
+ *   start (no python3), or has died twice.
+ *
+ * A command the agent may have started is never run again elsewhere when the agent is lost; file
+ * operations and temp dirs, which can be repeated safely, are.
  */
 import { ENVIRONMENT_SPECIFICATION_VERSION } from "../specification.js";
 import type {
   CommandOptions,
   Environment,
   EnvironmentCapabilities,
+  EnvironmentProcess,
   ExecOptions,
   ExecResult,
   ReadFileOptions,
+  SocketConnection,
+  SocketListener,
   SpawnOptions,
   WriteFileOptions,
 } from "../environment.js";
+import { AgentLostError } from "../agent/agent-link.js";
+import { AgentSupervisor } from "../agent/agent-supervisor.js";
+import { debugLogger } from "../debug/debug-log.js";
 import { CodecallError } from "../errors.js";
-import { checkMaxBytes, fileTooLarge } from "../files/bounded-read.js";
-import { shellQuote } from "../text/shell-quote.js";
-import { RemoteExecutor, type RemoteProcess, type StartExec } from "./remote-executor.js";
+import { checkMaxBytes } from "../files/bounded-read.js";
+import { CommandLog } from "./command-log.js";
+import { ExecOperations, type NativeFiles } from "./exec-operations.js";
+import { RemoteExecutor, type StartExec } from "./remote-executor.js";
+import type { RemoteOperations } from "./remote-operations.js";
 
-/** Native file transfer a backend may offer instead of exec. */
-export interface NativeFiles {
-  writeFile?(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void>;
-  /** Must honour `maxBytes` with the read itself (see `readBounded`), never with a size check before it. */
-  readFile?(path: string, options: ReadFileOptions): Promise<Uint8Array>;
-}
+export type { NativeFiles } from "./exec-operations.js";
 
 export interface ExecEnvironmentOptions {
   backendId: string;
   capabilities: EnvironmentCapabilities;
   start: StartExec;
   files?: NativeFiles;
+  /**
+   * Route operations through the environment agent: a python3 helper started once through
+   * `start` (its source sent down its stdin), so each later operation is a message on its stream
+   * rather than a new exec. Needs `capabilities.streamingStdio`, and python3 in the environment
+   * (without it, plain execs are used). Default off, so a backend opts in.
+   */
+  agent?: boolean;
   /** Where `tempDir()` creates directories (default: `$TMPDIR`, else `/tmp`, inside the environment). */
   tempRoot?: string;
   /**
@@ -49,16 +64,17 @@ export interface ExecEnvironmentOptions {
   onClose?: () => Promise<void>;
 }
 
-/** Exit code the file helpers use for "no such file". */
-const NOT_FOUND_EXIT_CODE = 3;
-const IS_DIRECTORY_EXIT_CODE = 4;
+const log = debugLogger("backend");
 
 export class ExecEnvironment implements Environment {
   readonly specificationVersion = ENVIRONMENT_SPECIFICATION_VERSION;
   readonly backendId: string;
   readonly capabilities: EnvironmentCapabilities;
-  readonly #executor: RemoteExecutor;
   readonly #options: ExecEnvironmentOptions;
+  readonly #plain: ExecOperations;
+  readonly #agent: AgentSupervisor | undefined;
+  /** Set until the first operation says the agent is off (once, in the debug log). */
+  #announceAgentOff: boolean;
   #defaultEnv: Promise<Readonly<Record<string, string>>> | undefined;
   #closing: Promise<void> | undefined;
   #closed = false;
@@ -67,81 +83,92 @@ export class ExecEnvironment implements Environment {
     this.backendId = options.backendId;
     this.capabilities = options.capabilities;
     this.#options = options;
-    this.#executor = new RemoteExecutor({ start: (exec) => this.#guardedStart(exec), backendId: options.backendId });
+    const commandLog = new CommandLog(options.backendId);
+    const start: StartExec = (exec) => {
+      this.#assertOpen();
+      return options.start(exec);
+    };
+    const executor = new RemoteExecutor({ start, backendId: options.backendId, log: commandLog });
+    this.#plain = new ExecOperations(executor, options.files);
+    const useAgent = options.agent === true && options.capabilities.streamingStdio;
+    this.#agent = useAgent
+      ? new AgentSupervisor({
+          backendId: options.backendId,
+          start,
+          killPid: (pid) => executor.run(`kill -KILL ${pid}`).then(() => {}),
+          log: commandLog,
+        })
+      : undefined;
+    this.#announceAgentOff = options.agent === false;
   }
 
   execute(command: string, options?: ExecOptions): Promise<ExecResult> {
-    return this.#executor.execute(command, this.#withDefaults(options));
+    const resolved = this.#withDefaults(options);
+    return this.#route((operations) => operations.execute(command, resolved), "never");
   }
 
-  /** Every exec is independent, so this is `execute`. */
+  /** Every command is independent (an exec, or one of the agent's), so this is `execute`. */
   executeOneshot(command: string, options?: ExecOptions): Promise<ExecResult> {
-    return this.#executor.execute(command, this.#withDefaults(options));
+    return this.execute(command, options);
   }
 
-  spawn(command: string, options?: SpawnOptions): Promise<RemoteProcess> {
-    return this.#executor.spawn(command, this.#withDefaults(options));
+  spawn(command: string, options?: SpawnOptions): Promise<EnvironmentProcess> {
+    const resolved = this.#withDefaults(options);
+    return this.#route((operations) => operations.spawn(command, resolved), "never");
   }
 
-  async writeFile(relativePath: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
+  writeFile(relativePath: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
     const path = this.#resolve(relativePath);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    if (this.#options.files?.writeFile) {
-      this.#assertOpen();
-      return this.#options.files.writeFile(path, bytes, options);
-    }
-    const target = shellQuote(path);
-    const chmod = options.mode === undefined ? "" : ` && chmod ${options.mode.toString(8)} ${target}`;
-    await this.#executor.run(`mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, bytes);
+    return this.#route((operations) => operations.writeFile(path, bytes, options), "again");
   }
 
-  async readFile(relativePath: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+  readFile(relativePath: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    checkMaxBytes(options.maxBytes);
     const path = this.#resolve(relativePath);
-    const { maxBytes } = options;
-    checkMaxBytes(maxBytes);
-    if (this.#options.files?.readFile) {
-      this.#assertOpen();
-      return this.#options.files.readFile(path, options);
-    }
-    const target = shellQuote(path);
-    // One descriptor for the whole read: what is read is what was opened.
-    const read = maxBytes === undefined ? "base64 <&3" : `head -c ${maxBytes + 1} <&3 | base64`;
-    const result = await this.#executor.execute(
-      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; exec 3< ${target} && ${read}`,
-      maxBytes === undefined ? {} : { maxOutputBytes: base64Length(maxBytes + 1) },
-    );
-    if (result.exitCode === NOT_FOUND_EXIT_CODE) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
-    if (result.exitCode === IS_DIRECTORY_EXIT_CODE) throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
-    if (result.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `Could not read ${path}: ${result.stderr.trim()}`);
-    // More output than the bound encodes to: the environment's head did not stop; still over.
-    if (maxBytes !== undefined && result.truncated) throw fileTooLarge(path, maxBytes);
-    const bytes = fromBase64(result.stdout);
-    if (maxBytes !== undefined && bytes.length > maxBytes) throw fileTooLarge(path, maxBytes);
-    return bytes;
+    return this.#route((operations) => operations.readFile(path, options), "again");
   }
 
   async tempDir(): Promise<string> {
-    const root = this.#options.tempRoot === undefined ? '"${TMPDIR:-/tmp}"' : shellQuote(this.#options.tempRoot);
-    const dir = (await this.#executor.run(`umask 077 && mktemp -d ${root}/codecall-XXXXXX`)).trim();
+    const dir = await this.#route((operations) => operations.tempDir(this.#options.tempRoot), "again");
     if (!dir.startsWith("/")) throw new CodecallError("ENVIRONMENT_FAILED", `${this.backendId}: mktemp gave no directory (${dir})`);
     return dir;
   }
 
-  async remove(path: string): Promise<void> {
-    await this.#executor.run(`rm -rf -- ${shellQuote(this.#resolve(path))}`);
+  remove(path: string): Promise<void> {
+    const resolved = this.#resolve(path);
+    return this.#route((operations) => operations.remove(resolved), "again");
   }
 
-  /** The environment's own variables, read once (with `env -0`, so values may hold newlines), plus the `env` option. */
+  /** The environment's own variables, read once (from the agent's hello, or `env -0`), plus the `env` option. */
   defaultEnv(): Promise<Readonly<Record<string, string>>> {
-    this.#defaultEnv ??= this.#executor.run("env -0").then((output) => ({ ...parseNulSeparatedEnv(output), ...this.#options.env }));
+    this.#defaultEnv ??= this.#route((operations) => operations.defaultEnv(), "again").then((env) => ({ ...env, ...this.#options.env }));
     this.#defaultEnv.catch(() => (this.#defaultEnv = undefined));
     return this.#defaultEnv;
   }
 
-  /** Kills what is still running, then lets the backend release its resources. Idempotent. */
+  /**
+   * A Unix socket served through the agent (see `Environment.listenUnix`); `undefined` while the
+   * agent is off or down, so the stream transport starts its own relay instead.
+   */
+  async listenUnix(path: string, onConnection: (connection: SocketConnection) => void): Promise<SocketListener | undefined> {
+    this.#assertOpen();
+    const agent = await this.#agent?.operations();
+    if (agent === undefined) return undefined;
+    try {
+      return await agent.listenUnix(this.#resolve(path), onConnection);
+    } catch (error) {
+      // Lost between the two: nothing listens, and the caller has its own means.
+      if (error instanceof AgentLostError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Kills what is still running (the agent ends all it started), then lets the backend release its resources. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      await this.#executor.dispose();
+      await this.#agent?.close();
+      await this.#plain.dispose();
       await this.#options.onClose?.();
       this.#closed = true;
     })();
@@ -150,6 +177,38 @@ export class ExecEnvironment implements Environment {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /**
+   * Runs `operation` through the agent when it is up, else as plain execs. When the agent is lost
+   * under it, an operation it never received runs again on the next way (a restarted agent, or
+   * plain execs); one it may have acted on runs again only when that is safe (`"again"`: files,
+   * temp dirs) — a command (`"never"`) may have run, and fails instead.
+   */
+  async #route<T>(operation: (operations: RemoteOperations) => Promise<T>, rerun: "again" | "never"): Promise<T> {
+    this.#assertOpen();
+    for (;;) {
+      const agent = await this.#agent?.operations();
+      if (agent === undefined) {
+        if (this.#announceAgentOff) {
+          this.#announceAgentOff = false;
+          log(() => `${this.backendId} agent: off; plain execs`);
+        }
+        return operation(this.#plain);
+      }
+      try {
+        return await operation(agent);
+      } catch (error) {
+        if (!(error instanceof AgentLostError)) throw error;
+        if (error.sent && rerun === "never") {
+          throw new CodecallError(
+            "ENVIRONMENT_FAILED",
+            `The ${this.backendId} environment lost the command as it started it (${error.message}); it may have run, so it is not run again`,
+            { cause: error },
+          );
+        }
+      }
+    }
   }
 
   /** The `workdir` and `env` options as defaults of one command's options. */
@@ -167,35 +226,8 @@ export class ExecEnvironment implements Environment {
     return `${workdir.replace(/\/+$/, "")}/${path}`;
   }
 
-  #guardedStart: StartExec = (exec) => {
-    this.#assertOpen();
-    return this.#options.start(exec);
-  };
-
   #assertOpen(): void {
-    // dispose() still runs its cleanup commands while closing; only a finished close refuses work.
+    // close() still runs its cleanup commands while closing; only a finished close refuses work.
     if (this.#closed) throw new CodecallError("ENVIRONMENT_CLOSED", `This ${this.backendId} environment is closed`);
   }
-}
-
-function parseNulSeparatedEnv(output: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const entry of output.split("\0")) {
-    const equals = entry.indexOf("=");
-    if (equals > 0) env[entry.slice(0, equals)] = entry.slice(equals + 1);
-  }
-  return env;
-}
-
-/** Upper bound of `base64`'s output for `bytes` bytes: 4 characters per 3 bytes, a newline per 76. */
-function base64Length(bytes: number): number {
-  const encoded = Math.ceil(bytes / 3) * 4;
-  return encoded + Math.ceil(encoded / 76) + 1;
-}
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text.replace(/\s+/g, ""));
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

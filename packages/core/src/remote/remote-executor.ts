@@ -7,13 +7,14 @@
  */
 import { debugLogger } from "../debug/debug-log.js";
 import { delay } from "../timers/delay.js";
-import { describeCommand, describeExit } from "../debug/describe-command.js";
+import { describeCommand } from "../debug/describe-command.js";
 import type { EnvironmentProcess, ExecOptions, ExecResult, KillOptions, ProcessExit, SpawnOptions } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { LiveProcesses } from "../process/live-processes.js";
 import { shellQuote } from "../text/shell-quote.js";
+import { CommandLog } from "./command-log.js";
 import { inEnvironmentDeadlineMs, isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
 
 /** A started remote command, as a backend delivers it. */
@@ -53,6 +54,8 @@ export interface RemoteExecutorOptions {
   start: StartExec;
   /** Names the backend in error messages ("docker", "ssh", ...). */
   backendId: string;
+  /** Where its commands' debug lines go (shared with the environment agent's, for one numbering). */
+  log?: CommandLog;
 }
 
 /**
@@ -78,12 +81,12 @@ export class RemoteExecutor {
   readonly #backendId: string;
   readonly #live = new LiveProcesses<RemoteProcess>();
   #stateDir: Promise<string> | undefined;
-  /** Numbers the commands in debug lines, so a command's end can be matched with its start. */
-  #launched = 0;
+  readonly #log: CommandLog;
 
   constructor(options: RemoteExecutorOptions) {
     this.#start = options.start;
     this.#backendId = options.backendId;
+    this.#log = options.log ?? new CommandLog(options.backendId);
   }
 
   /** Runs a command to completion (see `Environment.execute`). */
@@ -125,15 +128,12 @@ export class RemoteExecutor {
     const { killable, streaming } = mode;
     const pidFile = killable ? `${await this.#pidDir()}/${newRunId()}.pid` : undefined;
     const wrapped = remoteCommand(command, { ...options, ...(pidFile ? { pidFile } : {}) });
-    const number = (this.#launched += 1);
-    const name = () => `${this.#backendId} command ${number}`;
-    log(() => `${name()}: ${describeCommand(command, options)}`);
-    const started = performance.now();
+    const logged = this.#log.start(command, options);
     const channel = await this.#start(streaming ? { ...wrapped, streaming } : wrapped);
     // When the in-environment timeout has surely ended the command, wherever the host stands.
     const backstopAt = options.timeoutMs === undefined ? Infinity : Date.now() + inEnvironmentDeadlineMs(options.timeoutMs) + BACKSTOP_MARGIN_MS;
     const killTree = (graceMs: number) => {
-      log(() => `${name()}: killing its process tree (grace ${graceMs} ms)`);
+      logged.note(() => `killing its process tree (grace ${graceMs} ms)`);
       return this.#kill(pidFile, channel, graceMs, backstopAt);
     };
     const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
@@ -144,10 +144,7 @@ export class RemoteExecutor {
         cause: error,
       });
     });
-    process.wait().then(
-      (exit) => log(() => `${name()}: ${describeExit(exit, started)}`),
-      (error: unknown) => log(() => `${name()}: ${errorMessage(error)}`),
-    );
+    logged.track(process.wait());
     return this.#live.add(process, options);
   }
 

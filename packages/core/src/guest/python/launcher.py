@@ -58,13 +58,13 @@ def become_subreaper():
         pass  # Not Linux, or no ctypes: orphans go to init, as without the launcher.
 
 
-def descendants():
-    """Pids of every process below this one, from /proc; empty where /proc cannot be read."""
+def children_table():
+    """{pid: [its children]} for every process /proc shows; empty where /proc cannot be read."""
     children = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return children
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -76,7 +76,14 @@ def descendants():
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
         ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
         children.setdefault(ppid, []).append(int(entry))
-    found, queue = [], [os.getpid()]
+    return children
+
+
+def descendants(root=None, children=None):
+    """Pids of every process below `root` (default: this one), parents before their children."""
+    if children is None:
+        children = children_table()
+    found, queue = [], [os.getpid() if root is None else root]
     while queue:
         for pid in children.get(queue.pop(), ()):
             found.append(pid)
@@ -160,4 +167,6 @@ def main():
     exit_like(status)
 
 
-main()
+# The environment agent imports this file as a module (its shepherds end trees the same way).
+if __name__ == "__main__":
+    main()
