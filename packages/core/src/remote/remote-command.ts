@@ -46,6 +46,17 @@ export interface RemoteCommand {
 }
 
 /**
+ * When the in-environment timeout fires for a command given `timeoutMs` (whole seconds, rounded
+ * up, so never before the host's own timer would have).
+ */
+export function inEnvironmentTimeoutMs(timeoutMs: number): number {
+  return wholeSeconds(timeoutMs) * 1000;
+}
+
+/** How coreutils `timeout` exits when it ended the command: 124 (SIGTERM took), 137 (the SIGKILL after the grace). */
+export const IN_ENVIRONMENT_TIMEOUT_EXIT_CODES: readonly number[] = [124, 137];
+
+/**
  * How long after its start the in-environment timeout has surely ended a command given
  * `timeoutMs`: the whole seconds `timeout` gets, plus its grace before SIGKILL. That timer needs
  * no new process to fire, so it holds where a kill exec cannot start (a fork bomb at the pids limit).

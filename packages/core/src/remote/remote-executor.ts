@@ -15,7 +15,14 @@ import { collectProcess, toExecResult } from "../process/collect.js";
 import { LiveProcesses } from "../process/live-processes.js";
 import { shellQuote } from "../text/shell-quote.js";
 import { CommandLog } from "./command-log.js";
-import { inEnvironmentDeadlineMs, isMissingCwdFailure, remoteCommand, remoteKillCommand } from "./remote-command.js";
+import {
+  IN_ENVIRONMENT_TIMEOUT_EXIT_CODES,
+  inEnvironmentDeadlineMs,
+  inEnvironmentTimeoutMs,
+  isMissingCwdFailure,
+  remoteCommand,
+  remoteKillCommand,
+} from "./remote-command.js";
 
 /** A started remote command, as a backend delivers it. */
 export interface ExecChannel {
@@ -136,7 +143,7 @@ export class RemoteExecutor {
       logged.note(() => `killing its process tree (grace ${graceMs} ms)`);
       return this.#kill(pidFile, channel, graceMs, backstopAt);
     };
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId);
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId, options.timeoutMs);
     await process.ready.catch((error: unknown) => {
       // The wrapper waits for its header before it starts anything: release the channel, say why.
       channel.close();
@@ -223,8 +230,9 @@ export class RemoteProcess implements EnvironmentProcess {
   #timedOut = false;
   #killing: Promise<void> | undefined;
 
-  constructor(channel: ExecChannel, stdinPrefix: string, killTree: (graceMs: number) => Promise<void>, backendId: string) {
+  constructor(channel: ExecChannel, stdinPrefix: string, killTree: (graceMs: number) => Promise<void>, backendId: string, timeoutMs?: number) {
     this.#killTree = killTree;
+    const started = performance.now();
     this.stdout = channel.stdout;
     this.stderr = channel.stderr;
     const writer = channel.stdin.getWriter();
@@ -237,6 +245,12 @@ export class RemoteProcess implements EnvironmentProcess {
     this.#exit = channel.exit.then(
       (exit) => {
         this.#exited = true;
+        // The in-environment timeout can end the command before the host's timer fires (a busy
+        // host, a timer late by the few ms the wrapper started after it): its exit status after its
+        // deadline means the same as the host's expiry.
+        if (timeoutMs !== undefined && IN_ENVIRONMENT_TIMEOUT_EXIT_CODES.includes(exit.exitCode)) {
+          if (performance.now() - started >= inEnvironmentTimeoutMs(timeoutMs)) this.#timedOut = true;
+        }
         return exit;
       },
       (error: unknown) => {
