@@ -65,6 +65,14 @@ export class FakeDaytona {
   failNextStart: string | undefined;
   /** The next log WebSocket opened is cut after this many messages. */
   dropNextLogStreamAfter: number | undefined;
+  /**
+   * Where log WebSocket messages end, besides the ends of the fake's reads of the log: given a
+   * stretch of the log about to be sent and its offset in the log, the positions in the stretch
+   * to cut it at. Lets tests frame the log every way a daemon could (see log-framing.ts).
+   */
+  splitLogMessages: ((stretch: Buffer, offset: number) => number[]) | undefined;
+  /** Bytes the log WebSocket reads (and so at most sends in one message) per poll: the daemon's 1 KiB unless set. */
+  logReadBytes = 1024;
   /** The connection of the next synchronous session command is cut while it runs. */
   dropNextSyncCommand = false;
   readonly #shell: string;
@@ -443,7 +451,7 @@ export class FakeDaytona {
     const dropAfter = this.dropNextLogStreamAfter;
     this.dropNextLogStreamAfter = undefined;
     const file = await open(command.log, "r");
-    const buffer = Buffer.alloc(1024);
+    const buffer = Buffer.alloc(this.logReadBytes);
     let position = 0;
     let idle = 0;
     let sent = 0;
@@ -455,14 +463,20 @@ export class FakeDaytona {
         }
         const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
         if (bytesRead > 0) {
+          const stretch = Buffer.from(buffer.subarray(0, bytesRead));
+          let start = 0;
+          for (const cut of [...(this.splitLogMessages?.(stretch, position) ?? []), bytesRead]) {
+            if (cut <= start || cut > bytesRead) continue;
+            ws.send(stretch.subarray(start, cut));
+            start = cut;
+            sent += 1;
+            if (dropAfter !== undefined && sent >= dropAfter) {
+              ws.terminate();
+              return;
+            }
+          }
           position += bytesRead;
           idle = 0;
-          ws.send(Buffer.from(buffer.subarray(0, bytesRead)));
-          sent += 1;
-          if (dropAfter !== undefined && sent >= dropAfter) {
-            ws.terminate();
-            return;
-          }
           continue;
         }
         idle += 1;
