@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import busboy from "busboy";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { LogFraming } from "./log-framing.js";
 import { parseCommand } from "./parse-command.js";
 import { SessionShell, type SessionCommand } from "./session-shell.js";
 
@@ -66,11 +67,11 @@ export class FakeDaytona {
   /** The next log WebSocket opened is cut after this many messages. */
   dropNextLogStreamAfter: number | undefined;
   /**
-   * Where log WebSocket messages end, besides the ends of the fake's reads of the log: given a
-   * stretch of the log about to be sent and its offset in the log, the positions in the stretch
-   * to cut it at. Lets tests frame the log every way a daemon could (see log-framing.ts).
+   * Where log WebSocket messages end, besides the ends of the fake's reads of the log: called for
+   * each log stream opened, it gives the stream's framing (see log-framing.ts), which cuts each
+   * stretch of the log about to be sent. Lets tests frame the log every way a daemon could.
    */
-  splitLogMessages: ((stretch: Buffer, offset: number) => number[]) | undefined;
+  logFraming: (() => LogFraming) | undefined;
   /** Bytes the log WebSocket reads (and so at most sends in one message) per poll: the daemon's 1 KiB unless set. */
   logReadBytes = 1024;
   /** The connection of the next synchronous session command is cut while it runs. */
@@ -450,6 +451,7 @@ export class FakeDaytona {
   async #followLog(sandbox: FakeSandbox, command: SessionCommand, ws: WebSocket): Promise<void> {
     const dropAfter = this.dropNextLogStreamAfter;
     this.dropNextLogStreamAfter = undefined;
+    const framing = this.logFraming?.();
     const file = await open(command.log, "r");
     const buffer = Buffer.alloc(this.logReadBytes);
     let position = 0;
@@ -465,7 +467,7 @@ export class FakeDaytona {
         if (bytesRead > 0) {
           const stretch = Buffer.from(buffer.subarray(0, bytesRead));
           let start = 0;
-          for (const cut of [...(this.splitLogMessages?.(stretch, position) ?? []), bytesRead]) {
+          for (const cut of [...(framing?.(stretch, position) ?? []), bytesRead]) {
             if (cut <= start || cut > bytesRead) continue;
             ws.send(stretch.subarray(start, cut));
             start = cut;

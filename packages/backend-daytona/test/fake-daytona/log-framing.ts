@@ -1,12 +1,12 @@
 /**
- * Ways to frame the log WebSocket's messages, for FakeDaytona.splitLogMessages. The daemon's
+ * Ways to frame the log WebSocket's messages, for FakeDaytona.logFraming. The daemon's
  * framing is not specified — it sends what its reads of the log return — so the backend must
  * deliver the same bytes whatever it is; these frame it the ways that trip the SDK's demultiplexer
  * (a message that ends right after a stream label, labels split between messages, tiny messages)
  * and at random.
  */
 
-/** Cut positions in a stretch of the log at `offset`. */
+/** Cut positions in a stretch of one log stream at `offset` (a stream sends the log from its start). */
 export type LogFraming = (stretch: Buffer, offset: number) => number[];
 
 const isLabelByte = (byte: number | undefined) => byte === 1 || byte === 2;
