@@ -60,4 +60,12 @@ describeIntegration("daytona session commands", undefined, () => {
     expect(rest).toBe("no newline at the end");
     expect(await child.wait()).toEqual({ exitCode: 0 });
   });
+
+  it("ends a session command with the command's own status, which the daemon reports too (what counts when the bridge's end marks are lost)", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    expect((await environment.execute("echo out; exit 3")).exitCode).toBe(3);
+    const sandbox = fake.sandboxes.get(await environment.sandboxId())!;
+    const daemonCodes = [...sandbox.sessions.values()].flatMap((session) => [...session.commands.values()].map((command) => command.exitCode));
+    expect(daemonCodes).toContain(3);
+  });
 });
