@@ -1,6 +1,8 @@
 # codecall daytona bridge: runs "$@" as one Daytona session command with binary-safe stdio.
-# Invoked as `sh -c "<this>" codecall-bridge COMMAND...` with fd 3 holding the first stdin lines
-# (embedded in the session command) and fd 0 the session's input pipe (lines sent later).
+# Invoked as `sh -c "<this>" codecall-bridge PYTHON COMMAND...` with fd 3 holding the first stdin
+# lines (embedded in the session command) and fd 0 the session's input pipe (lines sent later).
+# PYTHON is bridge.py, the same in one python3 process, which takes over where the sandbox has
+# python3 (-I -S: no user site, no PYTHON* variables, no site imports); this is the fallback.
 #
 # Why a bridge: the daemon's session machinery is line-based text. It labels each output line
 # for its stdout/stderr demultiplexer (adding a newline to a last partial line, dropping NULs, and
@@ -22,6 +24,9 @@
 # one write each in the log, so the daemon's two labellers never interleave inside a line.
 # No line is shorter than three characters: the SDK holds back a message whose text after the
 # daemon's stream label is under three bytes until more arrives — for a last line, a second.
+cc_py=$1
+shift
+if [ -n "$cc_py" ] && command -v python3 >/dev/null 2>&1; then exec python3 -I -S -c "$cc_py" "$@"; fi
 printf 'o0:.\n'
 printf 'e0:.\n' >&2
 cc_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-io-XXXXXX") || {

@@ -127,7 +127,7 @@ export class SessionExec implements ExecChannel, WatchedCommand {
       this.#session = session;
       const stdin = concat(this.#input.splice(0));
       this.#inputBytes = 0;
-      const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed");
+      const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed", this.#streaming);
       this.#host.watch.add(this);
       if (!this.#streaming) {
         const result = await process.executeSessionCommand(session, { command, runAsync: false, suppressInputEcho: true });
