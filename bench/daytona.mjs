@@ -60,6 +60,27 @@ try {
     );
     report(`daytona (fake)+${name}: executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport, runs: 5 }), "ms");
   }
+  // The daemon's 20 ms log poll sets the stream round trip above (a request that arrives just
+  // after a poll waits for the next); polled every 1 ms, what is left is the backend's own cost.
+  fake.logPollMs = 1;
+  const ownCost = await noopRoundTrips({ environment, transport: stream.createTransport(), calls: 100, warmup: 5 });
+  report(
+    "daytona (fake, log polled every 1 ms)+stream: no-op tool call round trip",
+    ownCost.map((us) => us / 1000),
+    "ms",
+  );
+  fake.logPollMs = 20;
+  const outputBytes = 20_000_000;
+  report(
+    `daytona (fake): ${outputBytes / 1e6} MB of spawned output through the log`,
+    await timeRepeated(3, async () => {
+      const child = await environment.spawn(`head -c ${outputBytes} /dev/zero`);
+      await child.stdin.close();
+      const received = (await new Response(child.stdout).arrayBuffer()).byteLength;
+      if (received !== outputBytes || (await child.wait()).exitCode !== 0) throw new Error(`got ${received} bytes`);
+    }).then((times) => times.map((ms) => ms / 1000)),
+    "s",
+  );
   await environment.close();
 } finally {
   await fake.close();

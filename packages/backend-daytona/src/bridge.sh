@@ -1,6 +1,8 @@
 # codecall daytona bridge: runs "$@" as one Daytona session command with binary-safe stdio.
-# Invoked as `sh -c "<this>" codecall-bridge COMMAND...` with fd 3 holding the first stdin lines
-# (embedded in the session command) and fd 0 the session's input pipe (lines sent later).
+# Invoked as `sh -c "<this>" codecall-bridge PYTHON COMMAND...` with fd 3 holding the first stdin
+# lines (embedded in the session command) and fd 0 the session's input pipe (lines sent later).
+# PYTHON is bridge.py, the same in one python3 process, which takes over where the sandbox has
+# python3 (-I -S: no user site, no PYTHON* variables, no site imports); this is the fallback.
 #
 # Why a bridge: the daemon's session machinery is line-based text. It labels each output line
 # for its stdout/stderr demultiplexer (adding a newline to a last partial line, dropping NULs, and
@@ -8,16 +10,25 @@
 # and tells the end of a command only about a second after it. So both ways travel as base64:
 # - stdin: lines `>BASE64` decoded in order; the line `>.` closes the command's stdin;
 # - stdout and stderr: each read of the command's output as base64 lines of 2000 characters,
-#   each tagged with its stream (`o`, `e`), the last one of a read ending in `.`, sent as soon as
-#   the read returns; at the end `o!STATUS` and `e!STATUS`. The host knows the command ended when
-#   both marks arrived, without waiting for the daemon.
-# The tags make the lines' stream independent of the daemon's labels, which the SDK misreads when
-# a log message ends right after one. The line length is a trade: the SDK's demultiplexer costs
-# about (labels in a message) x (message size), so lines much shorter than the daemon's 1 KiB
-# messages make large outputs several times slower; lines well under 4 KiB are one write each in
-# the log, so the daemon's two labellers never interleave inside a line.
-# No line is shorter than two characters: the SDK holds back a message whose text after the
+#   each tagged with its stream and numbered in it (`o7:...`, `e3:...`), the last one of a read
+#   ending in `.`, sent as soon as the read returns. Each stream starts with the line `o0:.`
+#   (`e0:.`), written before anything else, and ends with `o<n>:!STATUS`: the host knows the
+#   command ended when both arrived, without waiting for the daemon.
+# The tags and numbers are for the SDK's log demultiplexer, which misreads a log message that
+# ends right after a stream label: the label's lines go to the wrong stream, or — before the
+# first label it recognised — are dropped. The host routes lines by tag, and takes what a number
+# says is missing from the stored log (see output-order.ts); the first lines make sure that
+# what a stream drops at its start is always noticed. The line length is a trade: the SDK's
+# demultiplexer costs about (labels in a message) x (message size), so lines much shorter than
+# the daemon's 1 KiB messages make large outputs several times slower; lines well under 4 KiB are
+# one write each in the log, so the daemon's two labellers never interleave inside a line.
+# No line is shorter than three characters: the SDK holds back a message whose text after the
 # daemon's stream label is under three bytes until more arrives — for a last line, a second.
+cc_py=$1
+shift
+if [ -n "$cc_py" ] && command -v python3 >/dev/null 2>&1; then exec python3 -I -S -c "$cc_py" "$@"; fi
+printf 'o0:.\n'
+printf 'e0:.\n' >&2
 cc_dir=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/codecall-io-XXXXXX") || {
   echo "codecall: cannot create a private directory for the command's pipes" >&2
   exit 125
@@ -36,11 +47,28 @@ cc_decode() {
   return 0
 }
 
-# One read() of the pipe at a time (dd count=1), so output leaves as soon as it is written.
+cc_nl='
+'
+# One read() of the pipe at a time (dd count=1), so output leaves as soon as it is written, as
+# lines numbered from 1; the next number is left in $cc_dir/TAG.next for the end mark.
 cc_encode() {
-  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64 -w 2000 | sed "s/^/$1/") && [ -n "$cc_chunk" ]; do
-    printf '%s.\n' "$cc_chunk"
+  cc_tag=$1
+  cc_n=1
+  set -f
+  while cc_chunk=$(dd bs=49152 count=1 2>/dev/null | base64 -w 2000) && [ -n "$cc_chunk" ]; do
+    IFS=$cc_nl
+    # shellcheck disable=SC2086 # split into the base64 lines on purpose
+    set -- $cc_chunk
+    unset IFS
+    while [ $# -gt 1 ]; do
+      printf '%s%s:%s\n' "$cc_tag" "$cc_n" "$1"
+      cc_n=$((cc_n + 1))
+      shift
+    done
+    printf '%s%s:%s.\n' "$cc_tag" "$cc_n" "$1"
+    cc_n=$((cc_n + 1))
   done
+  echo "$cc_n" >"$cc_dir/$cc_tag.next"
 }
 
 cc_encode o <"$cc_dir/out" &
@@ -60,5 +88,8 @@ cc_status=$?
 # Input nobody will read any more must not keep the session busy.
 kill "$cc_in" 2>/dev/null && wait "$cc_in" 2>/dev/null
 wait "$cc_out" "$cc_err" 2>/dev/null
-printf 'o!%s\n' "$cc_status"
-printf 'e!%s\n' "$cc_status" >&2
+# A stream whose encoder did not finish gets no end mark: the host then waits for the daemon's
+# exit code, which is the command's status too.
+{ read -r cc_n <"$cc_dir/o.next"; } 2>/dev/null && printf 'o%s:!%s\n' "$cc_n" "$cc_status"
+{ read -r cc_n <"$cc_dir/e.next"; } 2>/dev/null && printf 'e%s:!%s\n' "$cc_n" "$cc_status" >&2
+exit "$cc_status"

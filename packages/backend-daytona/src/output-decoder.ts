@@ -1,73 +1,71 @@
 /**
- * The host side of the bridge's output encoding (see bridge.sh).
+ * The host side of the bridge's output encoding (see bridge.sh): a command's log as lines, each
+ * line parsed, and one stream's lines back to bytes. Which lines to decode, in which order, is
+ * output-order.ts's business.
  *
  * {@link LogLines} turns the text the SDK hands over — per stream, in any split — into complete
- * lines, each routed by the bridge's tag (`o` stdout, `e` stderr) rather than by the callback it
- * came through: the SDK's demultiplexer, when a log message ends right after a stream label,
- * leaks label bytes into the text and gives the next lines to the wrong stream. The leaked bytes
- * (0x01, 0x02) never occur in the encoding and are dropped; lines stay whole because the daemon
- * writes each labelled line at once. Untagged lines are the bridge's own failure messages, from
- * before it could encode: they stay with the stream that brought them. `>` lines are an echo of
- * our input (from a daemon that ignores `suppressInputEcho`) and are dropped.
- *
- * {@link StreamDecoder} turns one stream's lines back into bytes: base64 lines gather until one
- * ending in `.`; `!STATUS` ends the stream.
+ * lines. The SDK's demultiplexer, when a log message ends right after a stream label, leaks label
+ * bytes into the text; those (0x01, 0x02) never occur in the encoding and are dropped. Lines stay
+ * whole because the daemon writes each labelled line of the bridge at once.
  *
  * Memory stays bounded whatever arrives (a script runs as the daemon's user and can write into
- * the session's pipes itself): a line or a chunk that outgrows the bound leaves as raw text.
+ * the session's pipes itself): a line or a chunk that outgrows the bound does not wait longer.
  */
 
-/** Far above one encoded chunk (48 KiB read → 64 KiB of base64 in tagged lines). */
-const MAX_PENDING_CHARS = 1024 * 1024;
+/** Far above one encoded chunk (48 KiB read → 64 KiB of base64 in numbered lines). */
+export const MAX_PENDING_CHARS = 1024 * 1024;
 
 // eslint-disable-next-line no-control-regex -- these control bytes are exactly what is to be dropped
 const LEAKED_LABEL_BYTES = /[\x01\x02]/g;
-const BASE64 = /^[A-Za-z0-9+/]+=*$/;
+const BRIDGE_LINE = /^([oe])(\d{1,15}):(.*)$/;
+const PAYLOAD = /^(?:![0-9]{1,3}|[A-Za-z0-9+/]*={0,2}\.?)$/;
 
-/** Where a line goes: a bridge stream by tag, or raw text on the stream that brought it. */
-export type LineRoute = "stdout" | "stderr" | "raw-stdout" | "raw-stderr";
+export type StreamName = "stdout" | "stderr";
 
-export interface RoutedLine {
-  route: LineRoute;
-  /** Without the tag (a raw line whole, without its newline). */
-  content: string;
+/** A line of a command's log: one the bridge wrote (tag, number, payload), or any other. */
+export type LogLine =
+  | { readonly kind: "bridge"; readonly stream: StreamName; readonly seq: number; readonly payload: string }
+  | { readonly kind: "raw"; readonly text: string };
+
+/**
+ * What a log line is. Undefined for an echo of our own input (`>` lines, from a daemon that
+ * ignores `suppressInputEcho`). A line that looks like the bridge's but is not well-formed is raw:
+ * it is shown as it is, never decoded.
+ */
+export function parseLine(line: string): LogLine | undefined {
+  if (line.startsWith(">")) return undefined;
+  const match = BRIDGE_LINE.exec(line);
+  if (match && PAYLOAD.test(match[3]!)) {
+    return { kind: "bridge", stream: match[1] === "o" ? "stdout" : "stderr", seq: Number(match[2]), payload: match[3]! };
+  }
+  return { kind: "raw", text: line };
 }
 
-/** Complete lines out of the text of the two SDK streams. */
+/** Complete lines out of the text of the two SDK streams, as it arrives. */
 export class LogLines {
   readonly #partial = { stdout: "", stderr: "" };
 
-  /** `via` is the callback the text came through. */
-  push(via: "stdout" | "stderr", text: string): RoutedLine[] {
+  /**
+   * The lines `text` completes; `via` is the callback it came through. `overflowed`: a partial
+   * line outgrew the bound and was dropped (what it was is in the stored log).
+   */
+  push(via: StreamName, text: string): { lines: string[]; overflowed: boolean } {
     const lines = (this.#partial[via] + text.replace(LEAKED_LABEL_BYTES, "")).split("\n");
-    let partial = lines.pop() ?? "";
-    const routed: RoutedLine[] = [];
-    for (const line of lines) {
-      const found = route(via, line);
-      if (found) routed.push(found);
-    }
-    if (partial.length > MAX_PENDING_CHARS) {
-      routed.push({ route: via === "stdout" ? "raw-stdout" : "raw-stderr", content: partial });
-      partial = "";
-    }
-    this.#partial[via] = partial;
-    return routed;
+    const partial = lines.pop() ?? "";
+    const overflowed = partial.length > MAX_PENDING_CHARS;
+    this.#partial[via] = overflowed ? "" : partial;
+    return { lines, overflowed };
   }
 }
 
-function route(via: "stdout" | "stderr", line: string): RoutedLine | undefined {
-  if (line.startsWith(">") || line.length === 0) return undefined;
-  const tag = line[0];
-  if (tag === "o" || tag === "e") {
-    const content = line.slice(1);
-    if (content.startsWith("!") || BASE64.test(content.endsWith(".") ? content.slice(0, -1) : content)) {
-      return { route: tag === "o" ? "stdout" : "stderr", content };
-    }
-  }
-  return { route: via === "stdout" ? "raw-stdout" : "raw-stderr", content: line };
+/** The complete lines of a whole text (a stored log): a last line without its newline is still being written. */
+export function completeLines(text: string): string[] {
+  const lines = text.replace(LEAKED_LABEL_BYTES, "").split("\n");
+  lines.pop();
+  return lines;
 }
 
-/** One stream's bytes back from its lines. */
+/** One stream's bytes back from its bridge lines' payloads, given in order. */
 export class StreamDecoder {
   readonly #emit: (bytes: Uint8Array) => void;
   #base64: string[] = [];
@@ -90,46 +88,37 @@ export class StreamDecoder {
     return this.#status;
   }
 
-  /** A line of the bridge's encoding, tag removed. */
-  line(content: string): void {
+  /** The payload of the stream's next line: base64 (`.` ends a chunk) or `!STATUS`. */
+  line(payload: string): void {
     if (this.#ended) return;
-    if (content.startsWith("!")) {
-      this.#flushAsText();
+    if (payload.startsWith("!")) {
+      this.flush();
       this.#ended = true;
-      if (/^\d+$/.test(content.slice(1))) this.#status = Number(content.slice(1));
+      this.#status = Number(payload.slice(1));
       return;
     }
-    if (this.#base64Length + content.length > MAX_PENDING_CHARS) this.#flushAsText();
-    if (!content.endsWith(".")) {
-      this.#base64.push(content);
-      this.#base64Length += content.length;
-      return;
-    }
-    const encoded = this.#base64.join("") + content.slice(0, -1);
-    this.#base64 = [];
-    this.#base64Length = 0;
-    this.#emit(Buffer.from(encoded, "base64"));
+    const last = payload.endsWith(".");
+    const base64 = last ? payload.slice(0, -1) : payload;
+    this.#base64.push(base64);
+    this.#base64Length += base64.length;
+    // The bridge's lines but a chunk's last are whole base64 quads, so a chunk decodes in parts as well as whole.
+    if (last || this.#base64Length > MAX_PENDING_CHARS) this.flush();
   }
 
   /** A line that is not the bridge's: it passes as text. */
-  raw(line: string): void {
+  raw(text: string): void {
     if (this.#ended) return;
-    this.#flushAsText();
-    this.#emit(new TextEncoder().encode(`${line}\n`));
+    this.flush();
+    this.#emit(new TextEncoder().encode(`${text}\n`));
   }
 
-  /** The stream ended without an end mark: what is held back leaves as text. */
+  /** Decodes what is held (a chunk whose last line will not come: the stream ended without its mark). */
   flush(): void {
-    if (!this.#ended) this.#flushAsText();
-  }
-
-  /** Lines never closed by one ending in `.` were not a chunk after all. */
-  #flushAsText(): void {
     if (this.#base64.length === 0) return;
-    const text = this.#base64.map((line) => `${line}\n`).join("");
+    const bytes = Buffer.from(this.#base64.join(""), "base64");
     this.#base64 = [];
     this.#base64Length = 0;
-    this.#emit(new TextEncoder().encode(text));
+    if (bytes.length > 0) this.#emit(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 }
 

@@ -8,6 +8,7 @@
  * `ps`. The session's own input pipe moves to fd 0 of the bridge for the lines sent later.
  */
 import { shellQuote } from "@codecall/core/backend-kit";
+import pythonBridge from "./bridge.py?raw";
 import bridgeScript from "./bridge.sh?raw";
 
 /** Raw bytes per input line: 64 KiB of base64, a size every shell's `read` takes in one go. */
@@ -26,10 +27,15 @@ export function inputLines(bytes: Uint8Array): string[] {
   return lines;
 }
 
-/** The session command that runs `argv` with `stdin` as its first input (and all of it when `stdinClosed`). */
-export function sessionCommand(argv: readonly string[], stdin: Uint8Array, stdinClosed: boolean): string {
+/**
+ * The session command that runs `argv` with `stdin` as its first input (and all of it when
+ * `stdinClosed`). A `streaming` command's bridge is the python3 one where the sandbox has python3:
+ * it moves output and input without starting processes, which a long-lived command gains from
+ * with every write; a command run to completion keeps the sh bridge, which starts sooner.
+ */
+export function sessionCommand(argv: readonly string[], stdin: Uint8Array, stdinClosed: boolean, streaming: boolean): string {
   const lines = [...inputLines(stdin), ...(stdinClosed ? [END_OF_INPUT] : [])];
   const feed = lines.length === 0 ? "true" : `printf '%s\\n' ${lines.map(shellQuote).join(" ")}`;
-  const bridge = ["sh", "-c", bridgeScript, "codecall-bridge", ...argv].map(shellQuote).join(" ");
+  const bridge = ["sh", "-c", bridgeScript, "codecall-bridge", streaming ? pythonBridge : "", ...argv].map(shellQuote).join(" ");
   return `{ ${feed} | ${bridge} 3<&0 0<&4 4<&-; } 4<&0`;
 }

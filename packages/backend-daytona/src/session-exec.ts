@@ -7,8 +7,9 @@
  * - Streaming (`spawn`: the script, the stream transport's relay): the command starts
  *   asynchronously with the stdin written so far (core's header) embedded; later stdin goes as
  *   session input, output arrives on the SDK's log WebSocket, and the bridge's end marks say when
- *   the command ended. A log stream that ends early is caught up from the stored log and
- *   reopened (skipping what arrived); a daemon that says the command ended settles it.
+ *   the command ended. Lines the stream dropped (output-order.ts) are read from the stored log; a
+ *   log stream that ends early is caught up from the stored log and reopened (skipping what
+ *   arrived); a daemon that says the command ended settles it.
  *
  * The daemon never kills a session command on its own, and core enforces timeouts inside the
  * sandbox, so no call here carries a timeout that could drop output.
@@ -17,7 +18,8 @@ import { CodecallError, errorMessage, type ProcessExit } from "@codecall/core";
 import type { ExecChannel, ExecRequest } from "@codecall/core/backend-kit";
 import type { SandboxProcess, SessionLogs } from "./daytona-sdk.js";
 import type { LivenessWatch, WatchedCommand } from "./liveness-watch.js";
-import { demultiplexLog, LogLines, StreamDecoder, type LineRoute } from "./output-decoder.js";
+import { demultiplexLog, type StreamName } from "./output-decoder.js";
+import { OutputOrder, type LiveMark } from "./output-order.js";
 import { END_OF_INPUT, inputLines, sessionCommand } from "./session-command.js";
 import type { SessionPool } from "./session-pool.js";
 
@@ -39,16 +41,6 @@ const INPUT_HIGH_WATER_BYTES = 4 * INPUT_CALL_BYTES;
 /** Times a log stream that ended early is reopened before the command counts as lost. */
 const MAX_REOPENS = 5;
 
-type StreamName = "stdout" | "stderr";
-
-/** One read of the command's log (a log stream, or the stored log): its lines, and how many of each route it brought. */
-interface LogRead {
-  readonly lines: LogLines;
-  readonly seen: Record<LineRoute, number>;
-}
-
-const newLogRead = (): LogRead => ({ lines: new LogLines(), seen: { stdout: 0, stderr: 0, "raw-stdout": 0, "raw-stderr": 0 } });
-
 export class SessionExec implements ExecChannel, WatchedCommand {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
@@ -57,13 +49,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   readonly #host: SessionHost;
   readonly #argv: readonly string[];
   readonly #streaming: boolean;
-  readonly #decoders: Record<StreamName, StreamDecoder>;
+  readonly #output = new OutputOrder((stream, bytes) => this.#enqueue(stream, bytes));
   readonly #controllers = {} as Record<StreamName, ReadableStreamDefaultController<Uint8Array>>;
-  /**
-   * Lines of each route already taken: a reopened log stream (or the stored log) starts from the
-   * beginning, and its first lines of each route are the ones that arrived before.
-   */
-  readonly #taken: Record<LineRoute, number> = { stdout: 0, stderr: 0, "raw-stdout": 0, "raw-stderr": 0 };
   #settle!: { resolve: (exit: ProcessExit) => void; reject: (error: unknown) => void };
   #settled = false;
   #lastActivity = performance.now();
@@ -81,6 +68,9 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   #generation = 0;
   #reopens = 0;
   #catchingUp = false;
+  /** A read of the stored log for lines the live stream dropped: running, and whether to read again after it. */
+  #filling = false;
+  #fillAgain = false;
 
   constructor(host: SessionHost, request: ExecRequest) {
     this.#host = host;
@@ -90,10 +80,6 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     this.exit.catch(() => {});
     this.stdout = new ReadableStream<Uint8Array>({ start: (controller) => void (this.#controllers.stdout = controller) });
     this.stderr = new ReadableStream<Uint8Array>({ start: (controller) => void (this.#controllers.stderr = controller) });
-    this.#decoders = {
-      stdout: new StreamDecoder((bytes) => this.#enqueue("stdout", bytes)),
-      stderr: new StreamDecoder((bytes) => this.#enqueue("stderr", bytes)),
-    };
     this.stdin = new WritableStream<Uint8Array>({
       write: (chunk) => this.#write(chunk),
       close: () => this.#closeInput(),
@@ -141,11 +127,11 @@ export class SessionExec implements ExecChannel, WatchedCommand {
       this.#session = session;
       const stdin = concat(this.#input.splice(0));
       this.#inputBytes = 0;
-      const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed");
+      const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed", this.#streaming);
       this.#host.watch.add(this);
       if (!this.#streaming) {
         const result = await process.executeSessionCommand(session, { command, runAsync: false, suppressInputEcho: true });
-        this.#take(result);
+        this.#read(result);
         this.#end(result.exitCode);
         pool.release(session);
         return;
@@ -165,11 +151,14 @@ export class SessionExec implements ExecChannel, WatchedCommand {
   /** Opens the log stream of the command (again), skipping what arrived before. */
   #follow(): void {
     const generation = (this.#generation += 1);
-    const read = newLogRead();
+    const reader = this.#output.liveReader();
     const take = (via: StreamName) => (text: string) => {
       // Throwing makes the SDK close a socket that is not wanted any more.
       if (generation !== this.#generation || this.#settled) throw new Error("codecall: log stream no longer followed");
-      this.#accept(read, via, text);
+      this.#lastActivity = performance.now();
+      reader(via, text);
+      if (this.#output.wanting) void this.#fill();
+      else if (this.#output.complete) this.#end(undefined);
     };
     this.#host.process.getSessionCommandLogs(this.#session!, this.#commandId!, take("stdout"), take("stderr")).then(
       () => this.#streamEnded(generation),
@@ -181,6 +170,26 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     if (generation === this.#generation && !this.#settled) void this.#catchUp();
   }
 
+  /** The live stream left a gap (or brought a line only the stored log places): read the stored log until nothing is wanting. */
+  async #fill(): Promise<void> {
+    if (this.#filling) {
+      this.#fillAgain = true;
+      return;
+    }
+    this.#filling = true;
+    try {
+      do {
+        this.#fillAgain = false;
+        await this.#readStored();
+      } while (!this.#settled && (this.#fillAgain || this.#output.wanting));
+      if (!this.#settled && this.#output.complete) this.#end(undefined);
+    } catch (error) {
+      this.#fail(error instanceof CodecallError ? error : await this.#host.failure(error, "reading a command's output"));
+    } finally {
+      this.#filling = false;
+    }
+  }
+
   /** The log stream ended before the command's end marks: read the stored log, then settle or reopen. */
   async #catchUp(): Promise<void> {
     if (this.#catchingUp || this.#settled) return;
@@ -188,13 +197,13 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     const session = this.#session!;
     const commandId = this.#commandId!;
     try {
-      const { process } = this.#host;
-      this.#take(await process.getSessionCommandLogs(session, commandId));
+      await this.#readStored();
       if (this.#settled) return;
-      const { exitCode } = await process.getSessionCommand(session, commandId);
+      if (this.#output.complete && !this.#output.wanting) return this.#end(undefined);
+      const { exitCode } = await this.#host.process.getSessionCommand(session, commandId);
       if (exitCode !== undefined) {
         // Ended, and the stored log is complete: whatever marks are missing will not come.
-        this.#take(await process.getSessionCommandLogs(session, commandId));
+        await this.#readStored();
         this.#end(exitCode);
       } else if (this.#reopens < MAX_REOPENS) {
         this.#reopens += 1;
@@ -203,45 +212,36 @@ export class SessionExec implements ExecChannel, WatchedCommand {
         this.#fail(new CodecallError("ENVIRONMENT_FAILED", `daytona: the log stream of a command broke off ${MAX_REOPENS + 1} times`));
       }
     } catch (error) {
-      this.#fail(await this.#host.failure(error, "reading a command's output"));
+      this.#fail(error instanceof CodecallError ? error : await this.#host.failure(error, "reading a command's output"));
     } finally {
       this.#catchingUp = false;
     }
   }
 
-  /** A whole stored log (or a synchronous result): what it holds beyond the lines taken. */
-  #take(logs: SessionLogs): void {
-    let { stdout = "", stderr = "" } = logs;
-    if (!stdout && !stderr && logs.output) ({ stdout, stderr } = demultiplexLog(logs.output));
-    const read = newLogRead();
-    this.#accept(read, "stdout", stdout);
-    this.#accept(read, "stderr", stderr);
+  /** Reads the stored log and takes what it holds beyond what was delivered. */
+  async #readStored(): Promise<void> {
+    const since = this.#output.mark();
+    const logs = await this.#host.process.getSessionCommandLogs(this.#session!, this.#commandId!);
+    if (!this.#settled) this.#read(logs, since);
   }
 
-  #accept(read: LogRead, via: StreamName, text: string): void {
+  /** A whole stored log (or a synchronous result): what it holds beyond what was delivered. */
+  #read(logs: SessionLogs, since?: LiveMark): void {
+    let { stdout = "", stderr = "" } = logs;
+    if (!stdout && !stderr && logs.output) ({ stdout, stderr } = demultiplexLog(logs.output));
     this.#lastActivity = performance.now();
-    for (const { route, content } of read.lines.push(via, text)) {
-      read.seen[route] += 1;
-      if (read.seen[route] <= this.#taken[route]) continue;
-      this.#taken[route] += 1;
-      if (route === "stdout" || route === "stderr") this.#decoders[route].line(content);
-      else this.#decoders[route === "raw-stdout" ? "stdout" : "stderr"].raw(content);
-    }
-    const { stdout, stderr } = this.#decoders;
-    if (stdout.ended && stderr.ended) this.#end(stdout.status);
+    this.#output.reliable(stdout, stderr, since);
   }
 
   /** The command ended: with the bridge's status, else the daemon's. */
   #end(daemonExitCode: number | undefined): void {
     if (this.#settled) return;
-    const { stdout, stderr } = this.#decoders;
-    const exitCode = stdout.status ?? stderr.status ?? daemonExitCode;
+    const exitCode = this.#output.status ?? daemonExitCode;
     if (exitCode === undefined) {
       this.#fail(new CodecallError("ENVIRONMENT_FAILED", "daytona: a command ended without an exit status"));
       return;
     }
-    stdout.flush();
-    stderr.flush();
+    this.#output.flush();
     this.#settled = true;
     this.#host.watch.delete(this);
     this.#closeStreams();
@@ -253,8 +253,7 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     if (this.#settled) return;
     this.#settled = true;
     this.#host.watch.delete(this);
-    this.#decoders.stdout.flush();
-    this.#decoders.stderr.flush();
+    this.#output.flush();
     this.#closeStreams();
     this.#settle.reject(error);
     // A session whose command is unaccounted for is not reused.

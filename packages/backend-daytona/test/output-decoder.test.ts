@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { demultiplexLog, LogLines, StreamDecoder } from "../src/output-decoder.js";
+import { completeLines, demultiplexLog, LogLines, parseLine, StreamDecoder } from "../src/output-decoder.js";
 
 function decoder(): { decoder: StreamDecoder; text: () => string; bytes: () => Uint8Array } {
   const chunks: Uint8Array[] = [];
@@ -10,32 +10,53 @@ function decoder(): { decoder: StreamDecoder; text: () => string; bytes: () => U
 
 const encoded = (text: string) => Buffer.from(text).toString("base64");
 
+describe("parseLine", () => {
+  it("reads the bridge's numbered lines of either stream, data and end marks", () => {
+    expect(parseLine(`o12:${encoded("ab")}.`)).toEqual({ kind: "bridge", stream: "stdout", seq: 12, payload: `${encoded("ab")}.` });
+    expect(parseLine("e0:.")).toEqual({ kind: "bridge", stream: "stderr", seq: 0, payload: "." });
+    expect(parseLine("e7:!130")).toEqual({ kind: "bridge", stream: "stderr", seq: 7, payload: "!130" });
+  });
+
+  it("takes anything malformed as raw text and drops echoes of our input", () => {
+    for (const line of [
+      "codecall: cannot create a private directory",
+      "o12",
+      "o:QUJD",
+      "ox:QUJD",
+      "o1:QU JD",
+      "o1:!x",
+      "o1:QUJD.o2:QUJD.",
+      "q1:QUJD",
+      "",
+    ]) {
+      expect(parseLine(line), line).toEqual({ kind: "raw", text: line });
+    }
+    expect(parseLine(">aGVsbG8K")).toBeUndefined();
+  });
+});
+
 describe("LogLines", () => {
-  it("routes lines by their tag, whichever stream brought them, and drops leaked label bytes", () => {
+  it("keeps lines whole across any split, per callback, and drops leaked label bytes", () => {
     const lines = new LogLines();
-    // What the SDK hands over when a log message ends right after a stderr label: one label byte
-    // leaks into stdout's text, and the stderr line (with the rest of its label) arrives on stdout too.
-    expect(lines.push("stdout", `o${encoded("a")}.\n\x02`)).toEqual([{ route: "stdout", content: `${encoded("a")}.` }]);
-    expect(lines.push("stdout", `\x02\x02e${encoded("b")}.\no!0\n`)).toEqual([
-      { route: "stderr", content: `${encoded("b")}.` },
-      { route: "stdout", content: "!0" },
-    ]);
+    const text = "o1:QUJD.\n\x02e1:QUJD.\n\x01\x01o2:!0\n";
+    const seen = [...text].flatMap((char) => lines.push("stderr", char).lines);
+    expect(seen).toEqual(["o1:QUJD.", "e1:QUJD.", "o2:!0"]);
+    // A partial line on one callback does not join text of the other.
+    expect(lines.push("stdout", "o3:QU").lines).toEqual([]);
+    expect(lines.push("stderr", "e4:QUJD.\n").lines).toEqual(["e4:QUJD."]);
+    expect(lines.push("stdout", "JD.\n").lines).toEqual(["o3:QUJD."]);
   });
 
-  it("keeps lines whole across any split, and passes untagged lines as raw text of their stream", () => {
+  it("drops a partial line that outgrows the bound, and says so", () => {
     const lines = new LogLines();
-    const text = "codecall: cannot create a private directory\noQUJD.\n>aGVsbG8K\n";
-    const routed = [...text].flatMap((char) => lines.push("stderr", char));
-    expect(routed).toEqual([
-      { route: "raw-stderr", content: "codecall: cannot create a private directory" },
-      { route: "stdout", content: "QUJD." },
-    ]);
+    expect(lines.push("stdout", "x".repeat(1024 * 1024))).toEqual({ lines: [], overflowed: false });
+    expect(lines.push("stdout", "yy")).toEqual({ lines: [], overflowed: true });
+    expect(lines.push("stdout", "z\no1:.\n")).toEqual({ lines: ["z", "o1:."], overflowed: false });
   });
 
-  it("lets a line that never ends go as raw text once it outgrows the bound", () => {
-    const lines = new LogLines();
-    expect(lines.push("stdout", "x".repeat(1024 * 1024))).toEqual([]);
-    expect(lines.push("stdout", "yy")).toEqual([{ route: "raw-stdout", content: `${"x".repeat(1024 * 1024)}yy` }]);
+  it("takes only the complete lines of a stored log", () => {
+    expect(completeLines("o1:QUJD.\ne1:!0\no2:QU")).toEqual(["o1:QUJD.", "e1:!0"]);
+    expect(completeLines("")).toEqual([]);
   });
 });
 
@@ -44,6 +65,7 @@ describe("StreamDecoder", () => {
     const { decoder: out, bytes } = decoder();
     const data = Uint8Array.from({ length: 256 }, (_, index) => index);
     const base64 = Buffer.from(data).toString("base64");
+    out.line(".");
     out.line(base64.slice(0, 76));
     out.line(`${base64.slice(76)}.`);
     out.line(`${encoded("x")}.`);
@@ -54,20 +76,20 @@ describe("StreamDecoder", () => {
     expect(out.status).toBe(3);
   });
 
-  it("gives back as text what never became a chunk, and raw lines in order", () => {
+  it("decodes what it holds when the stream ends without its mark, and passes raw lines in order", () => {
     const { decoder: out, text } = decoder();
-    out.line("QUJD");
+    out.line(encoded("ABC"));
     out.raw("Killed");
-    out.line("REVG");
+    out.line(encoded("DEF"));
     out.flush();
-    expect(text()).toBe("QUJD\nKilled\nREVG\n");
+    expect(text()).toBe("ABCKilled\nDEF");
     expect(out.ended).toBe(false);
   });
 
   it("holds a bounded amount for a chunk that never closes", () => {
     const { decoder: out, bytes } = decoder();
     for (let index = 0; index < 20; index += 1) out.line("QUJD".repeat(20_000));
-    expect(bytes().length).toBeGreaterThan(80_000 * 10);
+    expect(bytes().length).toBeGreaterThan(60_000 * 10);
   });
 });
 

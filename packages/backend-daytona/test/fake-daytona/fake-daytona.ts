@@ -17,7 +17,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { open, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import busboy from "busboy";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { LogFraming } from "./log-framing.js";
 import { parseCommand } from "./parse-command.js";
 import { SessionShell, type SessionCommand } from "./session-shell.js";
 
@@ -33,6 +34,8 @@ export interface FakeDaytonaOptions {
   apiKey?: string;
   /** The shell sessions run in (the daemon uses the sandbox user's; default /bin/sh). */
   shell?: string;
+  /** Sandboxes without python3: their sessions' PATH has every program of this machine's but python. */
+  withoutPython?: boolean;
 }
 
 export interface FakeSandbox {
@@ -65,9 +68,21 @@ export class FakeDaytona {
   failNextStart: string | undefined;
   /** The next log WebSocket opened is cut after this many messages. */
   dropNextLogStreamAfter: number | undefined;
+  /**
+   * Where log WebSocket messages end, besides the ends of the fake's reads of the log: called for
+   * each log stream opened, it gives the stream's framing (see log-framing.ts), which cuts each
+   * stretch of the log about to be sent. Lets tests frame the log every way a daemon could.
+   */
+  logFraming: (() => LogFraming) | undefined;
+  /** Bytes the log WebSocket reads (and so at most sends in one message) per poll: the daemon's 1 KiB unless set. */
+  logReadBytes = 1024;
+  /** How long the log WebSocket waits before it looks at a log that had nothing new: the daemon's 20 ms unless set. */
+  logPollMs = 20;
   /** The connection of the next synchronous session command is cut while it runs. */
   dropNextSyncCommand = false;
   readonly #shell: string;
+  /** PATH of session commands. */
+  readonly #path: string | undefined;
   readonly #server: Server;
   readonly #wss = new WebSocketServer({ noServer: true });
   readonly #sockets = new Set<Socket>();
@@ -80,6 +95,7 @@ export class FakeDaytona {
   private constructor(options: FakeDaytonaOptions) {
     this.apiKey = options.apiKey ?? "fake-key";
     this.#shell = options.shell ?? "/bin/sh";
+    this.#path = options.withoutPython ? pathWithoutPython(path.join(this.#stateDir, "bin")) : process.env.PATH;
     this.#server = createServer((request, response) => void this.#handle(request, response));
     this.#server.on("connection", (socket) => {
       this.#sockets.add(socket);
@@ -249,7 +265,7 @@ export class FakeDaytona {
     if (route === "/process/session" && method === "POST") {
       const { sessionId } = (await readJson(request)) as { sessionId: string };
       if (sandbox.sessions.has(sessionId)) return send(response, 409, { statusCode: 409, message: "session already exists" });
-      const env = { PATH: process.env.PATH, HOME: sandbox.home, TMPDIR: sandbox.tmp, LANG: "C.UTF-8", FAKE_DAYTONA_SANDBOX: sandbox.id };
+      const env = { PATH: this.#path, HOME: sandbox.home, TMPDIR: sandbox.tmp, LANG: "C.UTF-8", FAKE_DAYTONA_SANDBOX: sandbox.id };
       sandbox.sessions.set(sessionId, new SessionShell(sessionId, path.join(sandbox.dir, "sessions", sessionId), sandbox.home, env, this.#shell));
       return send(response, 201, {});
     }
@@ -438,14 +454,15 @@ export class FakeDaytona {
     this.#wss.handleUpgrade(request, socket, head, (ws) => void this.#followLog(sandbox!, command, ws));
   }
 
-  /** Sends the log as it grows (1 KiB a message, 20 ms polls); closes after ~1 s of quiet once the exit code is there. */
+  /** Sends the log as it grows (1 KiB a message, 20 ms polls); closes after 1 s of quiet once the exit code is there. */
   async #followLog(sandbox: FakeSandbox, command: SessionCommand, ws: WebSocket): Promise<void> {
     const dropAfter = this.dropNextLogStreamAfter;
     this.dropNextLogStreamAfter = undefined;
+    const framing = this.logFraming?.();
     const file = await open(command.log, "r");
-    const buffer = Buffer.alloc(1024);
+    const buffer = Buffer.alloc(this.logReadBytes);
     let position = 0;
-    let idle = 0;
+    let quietSince = performance.now();
     let sent = 0;
     try {
       while (ws.readyState === ws.OPEN) {
@@ -455,22 +472,27 @@ export class FakeDaytona {
         }
         const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
         if (bytesRead > 0) {
-          position += bytesRead;
-          idle = 0;
-          ws.send(Buffer.from(buffer.subarray(0, bytesRead)));
-          sent += 1;
-          if (dropAfter !== undefined && sent >= dropAfter) {
-            ws.terminate();
-            return;
+          const stretch = Buffer.from(buffer.subarray(0, bytesRead));
+          let start = 0;
+          for (const cut of [...(framing?.(stretch, position) ?? []), bytesRead]) {
+            if (cut <= start || cut > bytesRead) continue;
+            ws.send(stretch.subarray(start, cut));
+            start = cut;
+            sent += 1;
+            if (dropAfter !== undefined && sent >= dropAfter) {
+              ws.terminate();
+              return;
+            }
           }
+          position += bytesRead;
+          quietSince = performance.now();
           continue;
         }
-        idle += 1;
-        if (idle >= 50 && (await refreshExit(command))) {
+        if (performance.now() - quietSince >= 1000 && (await refreshExit(command))) {
           ws.close(1000);
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, this.logPollMs));
       }
     } finally {
       await file.close();
@@ -561,6 +583,26 @@ function send(response: ServerResponse, status: number, body?: unknown): void {
   }
   const text = JSON.stringify(body);
   response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
+/** A directory of links to every program on PATH but python's (the first of each name, as PATH finds it). */
+function pathWithoutPython(dir: string): string {
+  mkdirSync(dir);
+  const linked = new Set<string>();
+  for (const entry of (process.env.PATH ?? "").split(":")) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(entry);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (name.startsWith("python") || linked.has(name)) continue;
+      linked.add(name);
+      symlinkSync(path.join(entry, name), path.join(dir, name));
+    }
+  }
+  return dir;
 }
 
 /** Kills every process of a sandbox: those carrying its tag, and every descendant of those. */

@@ -4,12 +4,16 @@
  * (our own text): the command, sourced from a file, runs in the foreground — so a session runs
  * one command at a time — with stdin from a per-command FIFO (held open by a sleeper for async
  * commands, at EOF for sync ones) and stdout/stderr through two FIFOs whose lines are labelled
- * (\x01\x01\x01 / \x02\x02\x02, a newline added to a last partial line, one write per line) into
- * one log file; the exit code is written only after both labellers drained.
+ * (\x01\x01\x01 / \x02\x02\x02, a newline added to a last partial line) into one log file; the
+ * exit code is written only after both labellers drained.
  *
  * The daemon labels with a shell `read` loop, which reads a pipe a byte at a time; the fake
  * labels with awk (the same lines, much faster), so large outputs do not take minutes here. How
- * fast the real daemon moves a large output was not measured.
+ * fast the real daemon moves a large output was not measured. The writes are the daemon's: its
+ * `printf` builtin writes a labelled line through a 4 KiB stdio buffer, so a line of up to 4 KiB
+ * is one write and a longer one several 4 KiB writes, between which the other stream's labeller
+ * may write. (awk's own printf is not that: mawk, unbuffered, writes the label a byte at a time,
+ * and two labellers then interleave inside lines, which the daemon never does to short lines.)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -29,7 +33,14 @@ export interface SessionCommand {
 const q = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** mawk (Debian's default awk) buffers its input unless told to be interactive; gawk does not. */
-const labeller = existsSync("/usr/bin/mawk") ? "mawk -W interactive" : "awk";
+const awk = existsSync("/usr/bin/mawk") ? "mawk -W interactive" : "awk";
+
+/**
+ * A labeller: each line, label and newline added, in 4 KiB writes (one `printf "%s"` is one
+ * write in both awks, with fflush for gawk). LC_ALL=C makes `length` and `substr` count bytes.
+ */
+const labeller = (label: string) =>
+  `LC_ALL=C ${awk} '{ s = "${label}" $0 "\\n"; for (i = 1; i <= length(s); i += 4096) { printf "%s", substr(s, i, 4096); fflush() } }'`;
 
 export class SessionShell {
   readonly id: string;
@@ -75,8 +86,8 @@ export class SessionShell {
       "{",
       `  log=${q(entry.log)}; sp=${q(`${dir}/stdout.pipe`)}; ep=${q(`${dir}/stderr.pipe`)}; ip=${q(entry.input)}`,
       '  rm -f "$sp" "$ep" "$ip" && mkfifo "$sp" "$ep" "$ip" || exit 1',
-      `  ${labeller} '{ printf "\\001\\001\\001%s\\n", $0; fflush() }' < "$sp" >> "$log" & r1=$!`,
-      `  ${labeller} '{ printf "\\002\\002\\002%s\\n", $0; fflush() }' < "$ep" >> "$log" & r2=$!`,
+      `  ${labeller("\\001\\001\\001")} < "$sp" >> "$log" & r1=$!`,
+      `  ${labeller("\\002\\002\\002")} < "$ep" >> "$log" & r2=$!`,
       `  ${holder} > "$ip" & hp=$!`,
       `  { . ${q(`${dir}/cmd.sh`)}; } < "$ip" > "$sp" 2> "$ep"`,
       "  ec=$?",

@@ -1,15 +1,23 @@
 // The shared Environment suite against the real Daytona SDK and the fake Daytona (commands really
-// run, in session shells on this machine; only the sandbox around them is imaginary).
+// run, in session shells on this machine; only the sandbox around them is imaginary), in a sandbox
+// with python3 (spawned commands use the python3 bridge) and in one without (the sh bridge only).
 import { afterAll } from "vitest";
 import { describeEnvironment } from "@codecall/conformance";
 import { createEnvironment } from "../../src/index.js";
 import { FakeDaytona } from "../fake-daytona/fake-daytona.js";
 
 const fake = await FakeDaytona.start();
-afterAll(() => fake.close());
+const withoutPython = await FakeDaytona.start({ withoutPython: true });
+afterAll(() => Promise.all([fake.close(), withoutPython.close()]));
 
 describeEnvironment({
   name: "daytona",
   create: () => createEnvironment({ ...fake.connection }),
+  capabilities: { hostSockets: false, streamingStdio: true },
+});
+
+describeEnvironment({
+  name: "daytona, sh bridge (no python3 in the sandbox)",
+  create: () => createEnvironment({ ...withoutPython.connection }),
   capabilities: { hostSockets: false, streamingStdio: true },
 });

@@ -7,7 +7,8 @@ import { createEnvironment } from "../../src/index.js";
 import { FakeDaytona } from "../fake-daytona/fake-daytona.js";
 
 const fake = await FakeDaytona.start();
-afterAll(() => fake.close());
+const withoutPython = await FakeDaytona.start({ withoutPython: true });
+afterAll(() => Promise.all([fake.close(), withoutPython.close()]));
 
 const toolboxCalls = (since: number) =>
   fake.requests
@@ -39,8 +40,11 @@ describeIntegration("daytona session commands", undefined, () => {
     expect(calls.filter((call) => call.endsWith("/exec"))).toHaveLength(3);
   });
 
-  it("carries every byte value both ways through a spawned process, as it is written", async () => {
-    await using environment = await createEnvironment({ ...fake.connection });
+  it.each([
+    ["python3", () => fake],
+    ["sh (no python3 in the sandbox)", () => withoutPython],
+  ])("carries every byte value both ways through a spawned process, as it is written: %s bridge", async (_bridge, which) => {
+    await using environment = await createEnvironment({ ...which().connection });
     const child = await environment.spawn("cat; printf 'no newline at the end'");
     const bytes = Uint8Array.from({ length: 1024 }, (_, index) => index % 256);
     const writer = child.stdin.getWriter();
@@ -59,5 +63,27 @@ describeIntegration("daytona session commands", undefined, () => {
     for (let next = await reader.read(); !next.done; next = await reader.read()) rest += new TextDecoder().decode(next.value);
     expect(rest).toBe("no newline at the end");
     expect(await child.wait()).toEqual({ exitCode: 0 });
+  });
+
+  it("ends a session command with the command's own status, which the daemon reports too (what counts when the bridge's end marks are lost)", async () => {
+    await using environment = await createEnvironment({ ...fake.connection });
+    expect((await environment.execute("echo out; exit 3")).exitCode).toBe(3);
+    const sandbox = fake.sandboxes.get(await environment.sandboxId())!;
+    const daemonCodes = [...sandbox.sessions.values()].flatMap((session) => [...session.commands.values()].map((command) => command.exitCode));
+    expect(daemonCodes).toContain(3);
+  });
+
+  it.each([
+    ["python3", () => fake, true],
+    ["sh (no python3 in the sandbox)", () => withoutPython, false],
+  ])("runs a spawned command under the %s bridge, and one run to completion under the sh bridge", async (_bridge, which, python) => {
+    await using environment = await createEnvironment({ ...which().connection });
+    // The names of the command's ancestors, up to the fake's session shell and beyond.
+    const ancestors = 'p=$$; while [ "$p" -gt 1 ]; do cat /proc/$p/comm; p=$(cut -d" " -f4 /proc/$p/stat); done';
+    const child = await environment.spawn(ancestors);
+    await child.stdin.close();
+    const isPython = (name: string) => name.startsWith("python3");
+    expect((await new Response(child.stdout).text()).split("\n").some(isPython)).toBe(python);
+    expect((await environment.execute(ancestors)).stdout.split("\n").some(isPython)).toBe(false);
   });
 });
