@@ -204,11 +204,12 @@ print(repr(sys.stdin.read()))
     it(
       "interrupts a cell that times out and keeps the state when the kernel answers",
       async () => {
-        const kernel = session({ limits: { timeoutMs: 2_000, killGraceMs: 20_000 } });
+        // Long enough for a kernel to start on a loaded machine: its start counts as its first cell's time.
+        const kernel = session({ limits: { timeoutMs: 5_000, killGraceMs: 20_000 } });
         await kernel.run("kept = 'yes'");
         const stuck = await kernel.run("import time\nprint('waiting', flush=True)\ntime.sleep(120)");
         expect(stuck).toMatchObject({ status: "timeout", state: "kept", cell: 2 });
-        expect(stuck.output).toMatch(/^waiting\n[\s\S]*Cell timed out after 2s and was interrupted\.$/);
+        expect(stuck.output).toMatch(/^waiting\n[\s\S]*Cell timed out after 5s and was interrupted\.$/);
         const after = await kernel.run("print(kept)");
         expect(after).toMatchObject({ status: "success", output: "yes\n", state: "kept" });
       },
@@ -218,7 +219,7 @@ print(repr(sys.stdin.read()))
     it(
       "kills and restarts a kernel that ignores the interrupt, and says the state was lost",
       async () => {
-        const kernel = session({ limits: { timeoutMs: 2_000, killGraceMs: 1_000 } });
+        const kernel = session({ limits: { timeoutMs: 5_000, killGraceMs: 1_000 } });
         await kernel.run("kept = 'yes'");
         const stuck = await kernel.run("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass");
         expect(stuck).toMatchObject({ status: "timeout", state: "lost" });
