@@ -142,7 +142,9 @@ leftover.start()
 `);
         const result = await kernel.run("go.set(); leftover.join(); print(outcome[0]); print(codecall.echo(text='mine')['text'])");
         expect(result.status).toBe("success");
-        expect(result.output).toMatch(/^echo: Tool call refused: it came from code of cell 1, which has ended .*only code of the running cell \(2\) may call tools\.\nmine\n$/);
+        expect(result.output).toMatch(
+          /^echo: Tool call refused: it came from code of cell 1, which has ended .*only code of the running cell \(2\) may call tools\.\nmine\n$/,
+        );
         expect(result.toolCallsMade).toBe(1);
       },
       timeout,
@@ -288,7 +290,9 @@ print(repr(sys.stdin.read()))
         const scratch = await environment.tempDir();
         try {
           const pidFile = `${scratch}/child.pid`;
-          await kernel.run(`import os, subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))`);
+          await kernel.run(
+            `import os, subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))`,
+          );
           await kernel.close();
           expect((await environment.execute(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
           await expect(kernel.run("print(1)")).rejects.toMatchObject({ code: "SESSION_CLOSED" });
