@@ -2,6 +2,8 @@
 // local backend, next to its floors — a bare `node -e 0` and a bare `python3 -c 'print(1)'`, the
 // two processes such a run cannot do without. The three are run in turn, round after round, so a
 // load spike on this shared machine hits all of them alike; medians of many rounds.
+// CODECALL_BENCH_CLI_COMPARE=/path/to/other/packages/cli/dist/bin.js times another build of the
+// CLI in the same rounds (e.g. the build before a change), the fair comparison on a loaded machine.
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -30,10 +32,12 @@ function timeProcess(command, args, expected) {
   return elapsed;
 }
 
+const compare = process.env.CODECALL_BENCH_CLI_COMPARE;
 const measures = [
   ["floor: node -e 0", () => timeProcess(process.execPath, ["-e", "0"], "")],
   [`floor: bare python3 -c 'print(1)'`, () => timeProcess(python, ["-c", "print(1)"], "1\n")],
   [`codecall run of print("hi"), local backend, whole process`, () => timeProcess(process.execPath, [bin, "run", script], "hi\n")],
+  ...(compare ? [[`  the same, ${compare}`, () => timeProcess(process.execPath, [compare, "run", script], "hi\n")]] : []),
 ];
 // Warm the file cache (and a first run's one-off costs) before timing.
 for (const [, measure] of measures) measure();
