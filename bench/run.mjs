@@ -10,6 +10,7 @@ const benches = [
   { file: "local-file.mjs", pinnable: true },
   { file: "ai-sdk.mjs", pinnable: true },
   { file: "sessions.mjs" },
+  { file: "cli.mjs" },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
   { file: "modal.mjs", optional: true },

@@ -6,7 +6,7 @@
  * calls (fail closed); the run's events say so and the CLI tells the user once per tool.
  */
 import type { ApprovalHandler, ToolDefinition } from "@codecall/core";
-import { createTerminalApprover, type TerminalApprover } from "./approval-prompt.js";
+import type { TerminalApprover } from "./approval-prompt.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 
 /** How the run's approvals are answered. */
@@ -45,10 +45,26 @@ export function approvalModeFor(options: ApprovalModeOptions): ApprovalMode {
   if (options.approveAll) return { onApproval: () => "approve", close: () => {} };
   if (options.scriptFromStdin) return { deniedBecause: "the script was read from stdin, so no answer can be read there", close: () => {} };
   if ((options.stdin as { isTTY?: boolean }).isTTY !== true) return { deniedBecause: "stdin is not a terminal", close: () => {} };
-  // Made on the first question: a run that asks nothing never reads the terminal.
-  let approver: TerminalApprover | undefined;
+  // Made on the first question: a run that asks nothing never reads the terminal, nor loads the
+  // prompt's code (and node:readline with it).
+  let approver: Promise<TerminalApprover> | undefined;
+  let closed = false;
   return {
-    onApproval: (request) => (approver ??= createTerminalApprover(options.stdin, options.prompt, options.knownSecrets)).onApproval(request),
-    close: () => approver?.close(),
+    onApproval: async (request) => {
+      approver ??= import("./approval-prompt.js").then(({ createTerminalApprover }) => {
+        const made = createTerminalApprover(options.stdin, options.prompt, options.knownSecrets);
+        // Closed while the prompt was loading: the question is denied as after the input ended.
+        if (closed) made.close();
+        return made;
+      });
+      const made = await approver;
+      // Withdrawn while the prompt was loading: there is nothing to ask any more.
+      if (request.signal.aborted) return { type: "deny", reason: "withdrawn" };
+      return made.onApproval(request);
+    },
+    close: () => {
+      closed = true;
+      void approver?.then((made) => made.close());
+    },
   };
 }

@@ -1,6 +1,17 @@
 #!/usr/bin/env node
+/**
+ * The `codecall` command. Start-up is most of a short run's time (`codecall run` of a script that
+ * only prints), so this entry and the dispatcher load no core: they turn on Node's on-disk compile
+ * cache, then import only the command asked for (see main.ts).
+ */
+import module from "node:module";
 import { main } from "./main.js";
 import { exitWhenFlushed, routeStopSignals } from "./process-lifecycle.js";
+
+// Node ≥ 22.1 keeps the compiled code of the modules loaded after this call on disk (in
+// NODE_COMPILE_CACHE, or the temp dir), so later runs skip compiling them; NODE_DISABLE_COMPILE_CACHE=1
+// turns it off. Node 20 has no such function: there every run compiles.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const onInterrupt = routeStopSignals();
 const exitCode = await main(process.argv.slice(2), {

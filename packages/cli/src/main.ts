@@ -1,11 +1,12 @@
-/** Entry of the `codecall` command: dispatches to subcommands and reports errors plainly. */
+/**
+ * Entry of the `codecall` command: dispatches to subcommands and reports errors plainly. Each
+ * command's code is imported when that command is the one asked for: a `run` does not load the
+ * MCP server's code, `--version` loads no core at all.
+ */
 import { readFileSync } from "node:fs";
 import { HELP } from "./help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
-import { parseRunArgs } from "./run-config.js";
-import { mcpCommand } from "./mcp-command.js";
-import { printRunHelp, runCommand, type CliIO } from "./run-command.js";
-import { toolsCommand } from "./tools-command.js";
+import type { CliIO } from "./run-command.js";
 
 /** Runs the CLI with `args` (without the node and script paths) and returns the exit code. */
 export async function main(args: string[], io: CliIO): Promise<number> {
@@ -20,11 +21,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       return 0;
     }
     if (command === "run") {
-      const request = await parseRunArgs(rest, io.cwd);
-      return "help" in request ? await printRunHelp(request, io) : await runCommand(request, io);
+      return await (await import("./run-command.js")).runFromArgs(rest, io);
     }
-    if (command === "tools" || command === "stub") return await toolsCommand(command, rest, io);
-    if (command === "mcp") return await mcpCommand(rest, io);
+    if (command === "tools" || command === "stub") return await (await import("./tools-command.js")).toolsCommand(command, rest, io);
+    if (command === "mcp") return await (await import("./mcp-command.js")).mcpCommand(rest, io);
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
     if (error instanceof UsageError) {

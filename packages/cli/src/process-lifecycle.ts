@@ -4,7 +4,6 @@
  * done: a tools module may leave an interval, a tool that ignores its abort signal, or a child
  * holding a pipe, and none of them may keep a finished run alive.
  */
-import { delay } from "@codecall/core/backend-kit";
 import { SIGNAL_EXIT_CODES, type StopSignal } from "./exit-codes.js";
 
 const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -40,6 +39,9 @@ export async function exitWhenFlushed(code: number): Promise<never> {
     new Promise<void>((resolve) =>
       stream.writableLength === 0 || stream.destroyed ? resolve() : stream.once("drain", resolve).once("error", resolve),
     );
-  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), delay(FLUSH_TIMEOUT_MS, { unref: true })]);
+  // A plain timer, not core's `delay`: this module is part of every command, `--version` included,
+  // and core is loaded only by the commands that need it.
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref());
+  await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), timeout]);
   process.exit(code);
 }

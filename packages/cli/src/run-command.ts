@@ -24,8 +24,9 @@ import { runHelp } from "./backend-help.js";
 import { backendOptionsFor } from "./backend-options.js";
 import { approvalModeFor, type ApprovalMode } from "./approval-mode.js";
 import { createModuleImporter } from "./module-loading.js";
+import { openTelemetryRegistered } from "./open-telemetry.js";
 import { createEventPrinter } from "./run-events.js";
-import type { RunConfig, RunHelpRequest, ToolsConfig } from "./run-config.js";
+import { parseRunArgs, type RunConfig, type RunHelpRequest, type ToolsConfig } from "./run-config.js";
 import { loadTools } from "./tool-loading.js";
 
 /** Where the command reads and writes; injectable for tests. */
@@ -45,6 +46,12 @@ export interface CliIO {
 
 /** How long closing the environment (removing a container, ending an SSH session) may take. */
 const CLOSE_TIMEOUT_MS = 30_000;
+
+/** `codecall run ARGS`: the run, or its `--help`. */
+export async function runFromArgs(args: string[], io: CliIO): Promise<number> {
+  const request = await parseRunArgs(args, io.cwd);
+  return "help" in request ? await printRunHelp(request, io) : await runCommand(request, io);
+}
 
 export async function runCommand(config: RunConfig, io: CliIO): Promise<number> {
   const code = await readScript(config.script, io);
@@ -103,6 +110,8 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       ...(config.cwd ? { cwd: config.cwd } : {}),
       ...(config.interpreter ? { interpreter: config.interpreter } : {}),
       signal: controller.signal,
+      // Spans only when a tracer provider may be registered: see open-telemetry.ts.
+      ...(openTelemetryRegistered() ? {} : { telemetry: false }),
       onEvent,
       ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
       ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),

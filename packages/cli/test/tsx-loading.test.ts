@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "./support.js";
 
-const RECORDER = pathToFileURL(path.resolve(import.meta.dirname, "fixtures/record-tsx.mjs")).href;
+const RECORDER = pathToFileURL(path.resolve(import.meta.dirname, "fixtures/record-modules.mjs")).href;
 const TOOL = `export const shout = { name: "shout", description: "Shouts.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, execute: async ({ text }) => text.toUpperCase() };\n`;
 
 let dir: string;
@@ -24,10 +24,11 @@ async function tsxModulesLoaded(args: string[], name: string): Promise<string> {
   const result = await runCli(args, {
     cwd: dir,
     stdin: "from codecall import *\nprint('ok')",
-    env: { ...process.env, NODE_OPTIONS: `--import=${RECORDER}`, CODECALL_TSX_LOG: log },
+    env: { ...process.env, NODE_OPTIONS: `--import=${RECORDER}`, CODECALL_MODULE_LOG: log },
   });
   expect(result.stdout, result.stderr).toBe("ok\n");
-  return readFile(log, "utf8");
+  const modules = (await readFile(log, "utf8")).split("\n");
+  return modules.filter((url) => url.includes("/tsx/")).join("\n");
 }
 
 it("a plain run and a run with a JavaScript tools module do not load tsx", async () => {

@@ -47,6 +47,7 @@ export { validateAgainstSchema } from "./schema/validate.js";
 export { describeStandardIssues, isStandardSchema, parseWithStandardSchema, standardInputJsonSchema } from "./schema/standard-schema.js";
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";
+export { groupDigits } from "./text/group-digits.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { delay, type DelayOptions } from "./timers/delay.js";
 export { socketPathTooLong } from "./sockets/socket-path.js";

@@ -7,7 +7,7 @@
  * ScopedEnvironment joins them with the run's working directory, and shell commands run there).
  */
 import { CodecallError, errorMessage, type Environment } from "@codecall/core";
-import { shellQuote } from "@codecall/core/backend-kit";
+import { groupDigits, shellQuote } from "@codecall/core/backend-kit";
 
 /** Time a small helper command (a stat) may take. */
 const PROBE_TIMEOUT_MS = 30_000;
@@ -138,7 +138,7 @@ export function binaryFile(shown: string, tool: string): CodecallError {
 
 /** `1,234 bytes` / `12.3 MB` style sizes for messages. */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${bytes.toLocaleString("en-US")} bytes`;
+  if (bytes < 1024 * 1024) return `${groupDigits(bytes)} bytes`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 

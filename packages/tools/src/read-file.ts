@@ -6,6 +6,7 @@
  * a file swapped for a bigger one after that check still costs the host at most the cap. Binary files (NUL bytes) are refused.
  * Lines longer than the cap are cut with a marker; a trailing `\r` (CRLF files) is not shown.
  */
+import { groupDigits } from "@codecall/core/backend-kit";
 import { assertSize, binaryFile, checkPath, expandHome, looksBinary, probeFile, readBytes, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 
@@ -46,7 +47,7 @@ export function createReadFileTool(options: BuiltinToolsOptions = {}): BuiltinTo
     description:
       'Read a text file as numbered lines ("     1|first line"), `limit` lines from line `offset` (1-based). ' +
       "The line-number prefix is not part of the file: leave it out when passing text to patch(). " +
-      `Lines over ${limits.maxLineChars.toLocaleString("en-US")} characters are cut with a marker. ` +
+      `Lines over ${groupDigits(limits.maxLineChars)} characters are cut with a marker. ` +
       "When `truncated` is true, read on with offset=end_line+1. Binary files and files over " +
       `${Math.round(limits.maxFileBytes / (1024 * 1024))} MiB are refused: use terminal (head, sed -n, grep) for those.`,
     parameters: {
@@ -125,7 +126,7 @@ function cutLine(line: string, max: number): string {
   let end = max;
   const code = line.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${line.slice(0, end)}… [line truncated: ${line.length.toLocaleString("en-US")} characters in all]`;
+  return `${line.slice(0, end)}… [line truncated: ${groupDigits(line.length)} characters in all]`;
 }
 
 /** The `read_file` tool with default limits. */

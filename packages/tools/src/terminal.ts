@@ -6,7 +6,7 @@
  * appended. The output keeps the first 40 % and the last 60 % of the byte cap (50 KB by default)
  * with a notice in between, and has terminal escape sequences removed.
  */
-import { stripAnsi } from "@codecall/core/backend-kit";
+import { groupDigits, stripAnsi } from "@codecall/core/backend-kit";
 import { checkPath, expandHome, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 
@@ -46,7 +46,7 @@ export function createTerminalTool(options: BuiltinToolsOptions = {}): BuiltinTo
     description:
       "Run a shell command (POSIX sh) where this script runs, in the foreground, and wait for it. " +
       "stdout and stderr come back merged in one string, ANSI-stripped; output over " +
-      `${limits.terminalMaxOutputBytes.toLocaleString("en-US")} bytes keeps its start and end with a truncation notice. ` +
+      `${groupDigits(limits.terminalMaxOutputBytes)} bytes keeps its start and end with a truncation notice. ` +
       "A non-zero exit code is returned, not raised. No background jobs or interactive programs: " +
       "stdin is empty, and the command is killed (with everything it started) when the timeout runs out.",
     parameters: {

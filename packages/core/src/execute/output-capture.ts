@@ -9,6 +9,7 @@
  * whole, and widens the cut past their pieces (8+ characters of a known value, a token, a bearer
  * token, a URL password, a private key block), counting them as omitted.
  */
+import { groupDigits } from "../text/group-digits.js";
 import { CUT_CONTEXT_BYTES, fragmentFreeEnd, fragmentFreeStart } from "../text/secret-fragments.js";
 
 /** What a capture holds once its stream has ended. */
@@ -154,7 +155,7 @@ export class OutputCapture implements ByteCapture {
     }
     const capturedBytes = headCut.length + tailCut.length - widenedBytes;
     const omittedBytes = this.#totalBytes - capturedBytes;
-    const notice = `\n\n... [OUTPUT TRUNCATED - ${formatCount(omittedBytes)} bytes omitted out of ${formatCount(this.#totalBytes)} total] ...\n\n`;
+    const notice = `\n\n... [OUTPUT TRUNCATED - ${groupDigits(omittedBytes)} bytes omitted out of ${groupDigits(this.#totalBytes)} total] ...\n\n`;
     return {
       text: headText + notice + tailText,
       truncated: true,
@@ -195,10 +196,6 @@ function utf8SafeStart(bytes: Uint8Array): number {
   let index = 0;
   while (index < bytes.length && index < 3 && (bytes[index]! & 0xc0) === 0x80) index += 1;
   return index;
-}
-
-function formatCount(count: number): string {
-  return count.toLocaleString("en-US");
 }
 
 /** Keeps every byte; only for output the caller trusts to be small. */

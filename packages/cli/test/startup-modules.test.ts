@@ -1,0 +1,73 @@
+// What `codecall run` loads: a run on the local backend loads that backend and what every run
+// needs, and none of what only other runs or other commands need — the other backends, the MCP
+// client and server, the AI SDK, the TypeScript loader, OpenTelemetry, the terminal prompt. Start-up
+// is most of a short run's time, so each of these is imported only when it is used; this holds
+// the line without timing anything.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./support.js";
+
+const fixture = (name: string) => pathToFileURL(path.resolve(import.meta.dirname, "fixtures", name)).href;
+const RECORDER = fixture("record-modules.mjs");
+const OPEN_TELEMETRY_SETUP = fixture("open-telemetry-setup.mjs");
+
+/** Modules a plain local run must not load, by what their resolved URLs contain. */
+const NOT_NEEDED: Record<string, RegExp> = {
+  "another backend": /\/(backend-(docker|ssh|modal|daytona|singularity))\/|dockerode|ssh2|@daytonaio|modal@/,
+  "the MCP package or SDK": /\/packages\/mcp\/|@codecall\/mcp|@modelcontextprotocol/,
+  "the AI SDK": /\/packages\/ai-sdk\/|\/node_modules\/(ai|@ai-sdk)\//,
+  "the TypeScript loader": /\/tsx\/|\/esbuild\/|\/typescript\//,
+  OpenTelemetry: /@opentelemetry/,
+  zod: /\/zod\//,
+  "the terminal prompt": /^node:readline/,
+  "an HTTP server": /^node:https?$/,
+  // The CLI's chunks of other commands (the build names a chunk that main.ts imports after its module).
+  "another command's code": /\/cli\/dist\/(mcp-command|tools-command|approval-prompt)-/,
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "codecall-cli-startup-"));
+  await writeFile(path.join(dir, "hi.py"), 'print("hi")\n');
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Runs `codecall run hi.py` with the recorder (and `imports`) and returns the modules it resolved. */
+async function modulesOfRun(name: string, imports: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+  const log = path.join(dir, `${name}.log`);
+  await writeFile(log, "");
+  const result = await runCli(["run", "hi.py"], {
+    cwd: dir,
+    env: { ...process.env, ...env, NODE_OPTIONS: [RECORDER, ...imports].map((url) => `--import=${url}`).join(" "), CODECALL_MODULE_LOG: log },
+  });
+  expect(result.stdout, result.stderr).toBe("hi\n");
+  expect(result.code).toBe(0);
+  return (await readFile(log, "utf8")).split("\n").filter(Boolean);
+}
+
+describe("codecall run on the local backend", () => {
+  it("loads the local backend and its transport, and nothing only other runs or commands need", async () => {
+    const modules = await modulesOfRun("plain");
+    // The recorder sees the run's own modules: without these, an empty list would pass.
+    expect(modules.some((url) => url.includes("/backend-local/"))).toBe(true);
+    expect(modules.some((url) => url.includes("/transport-uds/"))).toBe(true);
+    expect(modules).toContain("node:child_process");
+    for (const [what, pattern] of Object.entries(NOT_NEEDED)) {
+      expect(
+        modules.filter((url) => pattern.test(url)),
+        `${what} was loaded`,
+      ).toEqual([]);
+    }
+  });
+
+  it("still records spans when the process has OpenTelemetry set up", async () => {
+    const spans = path.join(dir, "spans.log");
+    await writeFile(spans, "");
+    const modules = await modulesOfRun("traced", [OPEN_TELEMETRY_SETUP], { CODECALL_SPAN_LOG: spans });
+    expect(modules.some((url) => url.includes("@opentelemetry"))).toBe(true);
+    expect((await readFile(spans, "utf8")).split("\n")).toContain("codecall.run");
+  });
+});
