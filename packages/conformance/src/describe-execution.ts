@@ -805,7 +805,9 @@ print("TAIL-MARK")
         expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
         expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
         expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
-        expect(result.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\] \[its first 5,000,000 bytes are in \S+: read it in parts\]/);
+        expect(result.output).toMatch(
+          /\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\] \[its first 5,000,000 bytes are in \S+: read it in parts\]/,
+        );
         // Holding the output would need over 100 MB; the capture keeps 50 KB, and 5 MB for the file.
         expect(peak - before).toBeLessThan(80 * 1024 * 1024);
         const spillPath = result.stdoutSpillPath!;
@@ -833,7 +835,9 @@ print("TAIL-MARK")
         expect(result.output).toContain(`[the whole output is in ${path}: read it in parts]`);
         expect(await environment.readFile(path)).toEqual(expected);
         expect((await environment.executeOneshot(`stat -c %a ${path}`)).stdout.trim()).toBe("600");
-        const next = await run(`import hashlib\ndata = open(${JSON.stringify(path)}, "rb").read()\nprint(len(data), hashlib.sha256(data).hexdigest())`);
+        const next = await run(
+          `import hashlib\ndata = open(${JSON.stringify(path)}, "rb").read()\nprint(len(data), hashlib.sha256(data).hexdigest())`,
+        );
         const digest = await crypto.subtle.digest("SHA-256", expected);
         const hex = Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
         expect(next.output).toBe(`${expected.length} ${hex}\n`);

@@ -35,7 +35,9 @@ describe("describeCodeTool", () => {
     expect(text).toContain("terminal(command: str, timeout: int = 60) -> Any: Runs a shell command.");
     expect(text).toContain("Import the tools with `from codecall import read_file, web_search, ...`. Available:");
     expect(text).toContain("A failed call raises codecall.ToolError.");
-    expect(text).toContain("Limits: 5-minute timeout, 50 KB stdout cap (head and tail kept; the whole output, up to 5 MB, is saved to a file the notice names), max 50 tool calls per script.");
+    expect(text).toContain(
+      "Limits: 5-minute timeout, 50 KB stdout cap (head and tail kept; the whole output, up to 5 MB, is saved to a file the notice names), max 50 tool calls per script.",
+    );
     expect(text).toContain("terminal() is foreground-only");
   });
 

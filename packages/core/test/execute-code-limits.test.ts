@@ -70,7 +70,9 @@ describe("output caps", () => {
     const result = await execute(memory, { limits: { maxStdoutBytes: 100 } });
     expect(result.status).toBe("success");
     const path = result.stdoutSpillPath!;
-    expect(result.output).toContain(`[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total] [the whole output is in ${path}: read it in parts] ...`);
+    expect(result.output).toContain(
+      `[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total] [the whole output is in ${path}: read it in parts] ...`,
+    );
     const file = new TextDecoder().decode(await memory.environment.readFile(path));
     expect(file).toBe(`HEAD${"x".repeat(996)}\n${"y".repeat(995)}TAIL\n`);
     // The file outlives the run (its run dir is gone); the test cleans it up.
@@ -82,7 +84,9 @@ describe("output caps", () => {
     const result = await execute(memory, { limits: { maxStdoutBytes: 100 } });
     expect(result).toMatchObject({ status: "success", stdoutTruncated: true });
     expect(result.stdoutSpillPath).toBeUndefined();
-    expect(result.output).toMatch(/\[the whole output could not be saved to a file: the environment is gone \(writing \/mem\/run-2\/stdout-[0-9a-f]+\.txt\)\]/);
+    expect(result.output).toMatch(
+      /\[the whole output could not be saved to a file: the environment is gone \(writing \/mem\/run-2\/stdout-[0-9a-f]+\.txt\)\]/,
+    );
     await memory.environment.remove("/mem/run-2");
   });
 

@@ -54,7 +54,9 @@ describe("finishCapture", () => {
     const result = await finishCapture(captureOf(100, 1_000_000, [text.slice(0, 1000), text.slice(1000)]), { environment, runId: "abc123" });
     expect(result.truncated).toBe(true);
     expect(result.spillPath).toMatch(/^\/mem\/run-\d+\/stdout-abc123\.txt$/);
-    expect(result.text).toContain(`[OUTPUT TRUNCATED - ${(encoder.encode(text).length - result.capturedBytes).toLocaleString("en-US")} bytes omitted`);
+    expect(result.text).toContain(
+      `[OUTPUT TRUNCATED - ${(encoder.encode(text).length - result.capturedBytes).toLocaleString("en-US")} bytes omitted`,
+    );
     expect(result.text).toContain(`[the whole output is in ${result.spillPath}: read it in parts]`);
     expect(await environment.readFile(result.spillPath!)).toEqual(encoder.encode(text));
   });

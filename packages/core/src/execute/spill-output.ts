@@ -67,7 +67,8 @@ export async function spillOutput(spilled: SpilledBytes, target: SpillTarget): P
     const path = await raceAbort(storeFor(target.environment).write(name, bytes), AbortSignal.timeout(timeoutMs));
     return { path, keptBytes };
   } catch (error) {
-    const why = error instanceof DOMException && error.name === "TimeoutError" ? `the environment did not answer within ${timeoutMs} ms` : errorMessage(error);
+    const why =
+      error instanceof DOMException && error.name === "TimeoutError" ? `the environment did not answer within ${timeoutMs} ms` : errorMessage(error);
     return { error: why };
   }
 }
