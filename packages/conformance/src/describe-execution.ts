@@ -357,7 +357,14 @@ sys.exit(3)
           limits: { maxStdoutBytes: 100 },
         });
         expect(result.stdoutTruncated).toBe(true);
-        for (let start = 0; start + 8 <= secret.length; start += 1) expect(result.output).not.toContain(secret.slice(start, start + 8));
+        // The file the whole output went to is masked as the output is.
+        const saved = new TextDecoder().decode(await environment.readFile(result.stdoutSpillPath!));
+        expect(saved).toContain(".".repeat(300));
+        for (let start = 0; start + 8 <= secret.length; start += 1) {
+          expect(result.output).not.toContain(secret.slice(start, start + 8));
+          expect(saved).not.toContain(secret.slice(start, start + 8));
+        }
+        await environment.remove(result.stdoutSpillPath!);
       },
       timeout,
     );
@@ -798,9 +805,62 @@ print("TAIL-MARK")
         expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
         expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
         expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
-        expect(result.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\]/);
-        // Holding the output would need over 100 MB; the capture keeps 50 KB.
+        expect(result.output).toMatch(
+          /\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\] \[its first 5,000,000 bytes are in \S+: read it in parts\]/,
+        );
+        // Holding the output would need over 100 MB; the capture keeps 50 KB, and 5 MB for the file.
         expect(peak - before).toBeLessThan(80 * 1024 * 1024);
+        const spillPath = result.stdoutSpillPath!;
+        expect((await environment.executeOneshot(`wc -c < ${spillPath}`)).stdout.trim()).toBe("5000000");
+        await environment.remove(spillPath);
+      },
+      timeout,
+    );
+
+    it(
+      "saves stdout over its cap whole, byte for byte, to a private file the notice names and the next run can read",
+      async () => {
+        // Every byte value (invalid UTF-8 included), then multi-byte characters.
+        const expected = new Uint8Array([
+          ...Array.from({ length: 200 }, () => Array.from({ length: 256 }, (_, byte) => byte)).flat(),
+          ...new TextEncoder().encode("héllo wörld ✓ 🎉\n".repeat(500)),
+        ]);
+        const result = await run(
+          'import sys\nsys.stdout.buffer.write(bytes(range(256)) * 200)\nsys.stdout.buffer.write("héllo wörld ✓ 🎉\\n".encode() * 500)',
+          { limits: { maxStdoutBytes: 1000 } },
+        );
+        expect(result).toMatchObject({ status: "success", stdoutTruncated: true, stdoutBytesTotal: expected.length });
+        const path = result.stdoutSpillPath!;
+        expect(path).toMatch(/^\//);
+        expect(result.output).toContain(`[the whole output is in ${path}: read it in parts]`);
+        expect(await environment.readFile(path)).toEqual(expected);
+        expect((await environment.executeOneshot(`stat -c %a ${path}`)).stdout.trim()).toBe("600");
+        const next = await run(
+          `import hashlib\ndata = open(${JSON.stringify(path)}, "rb").read()\nprint(len(data), hashlib.sha256(data).hexdigest())`,
+        );
+        const digest = await crypto.subtle.digest("SHA-256", expected);
+        const hex = Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+        expect(next.output).toBe(`${expected.length} ${hex}\n`);
+        await environment.remove(path);
+      },
+      timeout,
+    );
+
+    it(
+      "saves no more than spillBytes of stdout, and nothing with spillBytes 0",
+      async () => {
+        const script = 'import sys\nfor i in range(2000):\n    sys.stdout.write("line %05d\\n" % i)';
+        const whole = Array.from({ length: 2000 }, (_, index) => `line ${String(index).padStart(5, "0")}\n`).join("");
+        const capped = await run(script, { limits: { maxStdoutBytes: 500, spillBytes: 5000 } });
+        const path = capped.stdoutSpillPath!;
+        expect(capped.output).toContain(`[its first 5,000 bytes are in ${path}: read it in parts]`);
+        expect(new TextDecoder().decode(await environment.readFile(path))).toBe(whole.slice(0, 5000));
+        await environment.remove(path);
+
+        const off = await run(script, { limits: { maxStdoutBytes: 500, spillBytes: 0 } });
+        expect(off.stdoutTruncated).toBe(true);
+        expect(off.stdoutSpillPath).toBeUndefined();
+        expect(off.output).toMatch(/\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 22,000 total\] \.\.\./);
       },
       timeout,
     );

@@ -152,7 +152,9 @@ export function describeCodeTool(
   }
   lines.push(
     "",
-    `Limits: ${formatDuration(limits.timeoutMs)} timeout, ${formatBytes(limits.maxStdoutBytes)} stdout cap (head and tail kept), ` +
+    `Limits: ${formatDuration(limits.timeoutMs)} timeout, ${formatBytes(limits.maxStdoutBytes)} stdout cap (head and tail kept${
+      limits.spillBytes > 0 ? `; the whole output, up to ${formatBytes(limits.spillBytes)}, is saved to a file the notice names` : ""
+    }), ` +
       `max ${limits.maxToolCalls} tool calls per script.` +
       (tools.some((tool) => tool.name === "terminal") ? " terminal() is foreground-only (no background processes)." : ""),
   );
@@ -182,5 +184,6 @@ function formatDuration(ms: number): string {
 }
 
 function formatBytes(bytes: number): string {
+  if (bytes >= 1_000_000) return `${Number((bytes / 1_000_000).toFixed(1))} MB`;
   return bytes >= 1000 ? `${Math.round(bytes / 1000)} KB` : `${bytes} bytes`;
 }

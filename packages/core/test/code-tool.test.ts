@@ -35,7 +35,9 @@ describe("describeCodeTool", () => {
     expect(text).toContain("terminal(command: str, timeout: int = 60) -> Any: Runs a shell command.");
     expect(text).toContain("Import the tools with `from codecall import read_file, web_search, ...`. Available:");
     expect(text).toContain("A failed call raises codecall.ToolError.");
-    expect(text).toContain("Limits: 5-minute timeout, 50 KB stdout cap (head and tail kept), max 50 tool calls per script.");
+    expect(text).toContain(
+      "Limits: 5-minute timeout, 50 KB stdout cap (head and tail kept; the whole output, up to 5 MB, is saved to a file the notice names), max 50 tool calls per script.",
+    );
     expect(text).toContain("terminal() is foreground-only");
   });
 
@@ -47,7 +49,7 @@ describe("describeCodeTool", () => {
   });
 
   it("uses the module name and formats other limits", () => {
-    const text = describeCodeTool([readFile], resolveLimits({ timeoutMs: 90_000, maxStdoutBytes: 500, maxToolCalls: 7 }), "tools");
+    const text = describeCodeTool([readFile], resolveLimits({ timeoutMs: 90_000, maxStdoutBytes: 500, maxToolCalls: 7, spillBytes: 0 }), "tools");
     expect(text).toContain("Import the tools with `from tools import read_file`. Available:");
     expect(text).toContain("A failed call raises tools.ToolError.");
     expect(text).toContain("Limits: 90-second timeout, 500 bytes stdout cap (head and tail kept), max 7 tool calls per script.");

@@ -47,7 +47,7 @@ describe("output caps", () => {
         script.print("HEAD" + "x".repeat(996));
         script.print("y".repeat(995) + "TAIL");
       },
-      { limits: { maxStdoutBytes: 100 } },
+      { limits: { maxStdoutBytes: 100, spillBytes: 0 } },
     );
     expect(result).toMatchObject({
       status: "success",
@@ -58,7 +58,48 @@ describe("output caps", () => {
     });
     expect(result.output.startsWith("HEAD")).toBe(true);
     expect(result.output.trimEnd().endsWith("TAIL")).toBe(true);
-    expect(result.output).toContain("[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total]");
+    expect(result.output).toContain("[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total] ...");
+    expect(result.stdoutSpillPath).toBeUndefined();
+  });
+
+  it("saves the whole stdout to a file in the environment that the notice names", async () => {
+    const memory = pair((script) => {
+      script.print("HEAD" + "x".repeat(996));
+      script.print("y".repeat(995) + "TAIL");
+    });
+    const result = await execute(memory, { limits: { maxStdoutBytes: 100 } });
+    expect(result.status).toBe("success");
+    const path = result.stdoutSpillPath!;
+    expect(result.output).toContain(
+      `[OUTPUT TRUNCATED - 1,901 bytes omitted out of 2,001 total] [the whole output is in ${path}: read it in parts] ...`,
+    );
+    const file = new TextDecoder().decode(await memory.environment.readFile(path));
+    expect(file).toBe(`HEAD${"x".repeat(996)}\n${"y".repeat(995)}TAIL\n`);
+    // The file outlives the run (its run dir is gone); the test cleans it up.
+    await memory.environment.remove(path.slice(0, path.lastIndexOf("/")));
+  });
+
+  it("still returns the result when the environment fails the spill write", async () => {
+    const memory = pair((script) => script.print("w".repeat(500)), { writeFault: (path) => (path.includes("/stdout-") ? "fail" : undefined) });
+    const result = await execute(memory, { limits: { maxStdoutBytes: 100 } });
+    expect(result).toMatchObject({ status: "success", stdoutTruncated: true });
+    expect(result.stdoutSpillPath).toBeUndefined();
+    expect(result.output).toMatch(
+      /\[the whole output could not be saved to a file: the environment is gone \(writing \/mem\/run-2\/stdout-[0-9a-f]+\.txt\)\]/,
+    );
+    await memory.environment.remove("/mem/run-2");
+  });
+
+  it("says the output could not be saved when the environment was lost under the script", async () => {
+    const result = await run(
+      (script) => {
+        script.print("v".repeat(500));
+        script.loseEnvironment("the container died");
+      },
+      { limits: { maxStdoutBytes: 100 } },
+    );
+    expect(result.status).toBe("error");
+    expect(result.output).toContain("[the whole output could not be saved to a file: the environment failed]");
   });
 
   it("caps stderr, which a failed run shows", async () => {
@@ -78,7 +119,7 @@ describe("output caps", () => {
     const live: string[] = [];
     const decoder = new TextDecoder();
     const result = await run((script) => script.print("z".repeat(300)), {
-      limits: { maxStdoutBytes: 10 },
+      limits: { maxStdoutBytes: 10, spillBytes: 0 },
       onStdout: (chunk) => live.push(decoder.decode(chunk)),
     });
     expect(result.stdoutTruncated).toBe(true);

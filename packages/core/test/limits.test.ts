@@ -18,6 +18,7 @@ describe("resolveLimits", () => {
       timeoutMs: 300_000,
       killGraceMs: 5_000,
       maxStdoutBytes: 50_000,
+      spillBytes: 5_000_000,
       maxStderrBytes: 10_000,
       maxToolCalls: 50,
       maxFrameBytes: 16 * 1024 * 1024,

@@ -115,6 +115,7 @@ async function runSteps(
       }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       limits,
+      runId: run.runId,
       knownSecrets,
       signal: options.signal,
       ...(observer.wantsOutput("stdout") ? { onStdout: (chunk: Uint8Array) => observer.emit({ type: "stdout", runId: run.runId, chunk }) } : {}),

@@ -12,6 +12,12 @@ export interface ExecutionLimits {
   killGraceMs: number;
   /** Stdout kept (head 40 % + tail 60 %). */
   maxStdoutBytes: number;
+  /**
+   * Stdout over `maxStdoutBytes` is saved whole, up to this many bytes, to a file in the
+   * environment that the truncation notice names (see `spill-output.ts`); `0` turns it off.
+   * Host memory per run stays within this plus `maxStdoutBytes`.
+   */
+  spillBytes: number;
   /** Stderr kept (shown when the script fails). */
   maxStderrBytes: number;
   /** Dispatched tool calls allowed. */
@@ -26,6 +32,7 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   timeoutMs: 300_000,
   killGraceMs: 5_000,
   maxStdoutBytes: 50_000,
+  spillBytes: 5_000_000,
   maxStderrBytes: 10_000,
   maxToolCalls: DEFAULT_MAX_TOOL_CALLS,
   maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,

@@ -8,9 +8,15 @@
  * what surrounds each cut (`CUT_CONTEXT_BYTES`, never shown), finds the secrets that cross a cut
  * whole, and widens the cut past their pieces (8+ characters of a known value, a token, a bearer
  * token, a URL password, a private key block), counting them as omitted.
+ *
+ * With `spillBytes`, the capture also keeps the stream's first `spillBytes` bytes (a
+ * {@link SpillBuffer}), so output over the cap can be written whole to a file in the environment
+ * (`spill-output.ts`); the truncation notice then names that file.
  */
 import { groupDigits } from "../text/group-digits.js";
 import { CUT_CONTEXT_BYTES, fragmentFreeEnd, fragmentFreeStart } from "../text/secret-fragments.js";
+import { grown } from "./growable-buffer.js";
+import { SpillBuffer, type SpilledBytes } from "./spill-buffer.js";
 
 /** What a capture holds once its stream has ended. */
 export interface CapturedOutput {
@@ -22,7 +28,12 @@ export interface CapturedOutput {
   capturedBytes: number;
   /** `totalBytes - capturedBytes`. */
   omittedBytes: number;
+  /** The file in the environment that holds the whole stream (or its first `spillBytes`), when it was truncated and saved. */
+  spillPath?: string;
 }
+
+/** Where a truncated stream was saved (see `spill-output.ts`), or why it could not be. */
+export type SpillNote = { path: string; keptBytes: number } | { error: string };
 
 /** Receives a stream's bytes and says what was kept. */
 export interface ByteCapture {
@@ -39,13 +50,12 @@ export function createCapture(limitBytes?: number): ByteCapture {
 export interface OutputCaptureOptions {
   /** Widen the cut past pieces of these values and of well-known secret formats (`[]`: formats only). */
   guardSecrets?: readonly string[];
+  /** Also keep the first this many bytes, for {@link OutputCapture.spilled} (default 0: none). */
+  spillBytes?: number;
 }
 
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
 const HEAD_SHARE = 0.4;
-
-/** First size of the growable buffers: most streams are small, whatever their limit. */
-const INITIAL_BUFFER_BYTES = 4096;
 
 export class OutputCapture implements ByteCapture {
   /** Grows (doubling) up to `#headSize` as bytes arrive: a large limit costs nothing until used. */
@@ -67,6 +77,9 @@ export class OutputCapture implements ByteCapture {
   /** The first bytes after the head (context for the head's cut; only when guarding secrets). */
   readonly #afterHead: Uint8Array;
   #afterHeadLength = 0;
+  readonly #limitBytes: number;
+  /** Dropped by `finish()`: its bytes are only needed until the file is written. */
+  #spill: SpillBuffer | undefined;
 
   constructor(limitBytes: number, options: OutputCaptureOptions = {}) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
@@ -76,6 +89,10 @@ export class OutputCapture implements ByteCapture {
     this.#tailBudget = limitBytes - this.#headSize;
     this.#tailSize = this.#tailBudget === 0 ? 0 : this.#tailBudget + context;
     this.#afterHead = new Uint8Array(context);
+    this.#limitBytes = limitBytes;
+    const spillBytes = options.spillBytes ?? 0;
+    if (!Number.isSafeInteger(spillBytes) || spillBytes < 0) throw new RangeError(`Invalid spill limit: ${spillBytes}`);
+    if (spillBytes > 0) this.#spill = new SpillBuffer(spillBytes, context);
   }
 
   get totalBytes(): number {
@@ -84,6 +101,7 @@ export class OutputCapture implements ByteCapture {
 
   push(chunk: Uint8Array): void {
     this.#totalBytes += chunk.length;
+    this.#spill?.push(chunk);
     let rest = chunk;
     if (this.#headLength < this.#headSize) {
       const taken = Math.min(this.#headSize - this.#headLength, rest.length);
@@ -123,7 +141,17 @@ export class OutputCapture implements ByteCapture {
     return ordered;
   }
 
-  finish(): CapturedOutput {
+  /**
+   * The stream's first `spillBytes` bytes when it went over the limit (so `finish()` will cut it)
+   * and spilling is on; else `undefined`. Call it before `finish()`.
+   */
+  spilled(): SpilledBytes | undefined {
+    return this.#totalBytes > this.#limitBytes ? this.#spill?.contents() : undefined;
+  }
+
+  /** What was kept; `spill` (where the whole stream was saved) goes into the truncation notice. */
+  finish(spill?: SpillNote): CapturedOutput {
+    this.#spill = undefined;
     const head = this.#head.subarray(0, this.#headLength);
     const ring = this.#tailBytes();
     const tail = ring.subarray(Math.max(0, ring.length - this.#tailBudget));
@@ -155,30 +183,15 @@ export class OutputCapture implements ByteCapture {
     }
     const capturedBytes = headCut.length + tailCut.length - widenedBytes;
     const omittedBytes = this.#totalBytes - capturedBytes;
-    const notice = `\n\n... [OUTPUT TRUNCATED - ${groupDigits(omittedBytes)} bytes omitted out of ${groupDigits(this.#totalBytes)} total] ...\n\n`;
-    return {
-      text: headText + notice + tailText,
-      truncated: true,
-      totalBytes: this.#totalBytes,
-      capturedBytes,
-      omittedBytes,
-    };
+    const notice = `\n\n... [OUTPUT TRUNCATED - ${groupDigits(omittedBytes)} bytes omitted out of ${groupDigits(this.#totalBytes)} total]${spillNotice(spill, this.#totalBytes)} ...\n\n`;
+    const output: CapturedOutput = { text: headText + notice + tailText, truncated: true, totalBytes: this.#totalBytes, capturedBytes, omittedBytes };
+    if (spill !== undefined && "path" in spill) output.spillPath = spill.path;
+    return output;
   }
 }
 
-/**
- * `buffer` (its first `used` bytes) in an array of at least `needed` bytes: itself when it is big
- * enough, else a copy at double its size (at least `needed`), never above `max`.
- */
-function grown(buffer: Uint8Array, used: number, needed: number, max: number): Uint8Array {
-  if (needed <= buffer.length) return buffer;
-  const next = new Uint8Array(Math.min(max, Math.max(needed, buffer.length * 2, INITIAL_BUFFER_BYTES)));
-  next.set(buffer.subarray(0, used));
-  return next;
-}
-
 /** Length of `bytes` without a trailing incomplete UTF-8 sequence. */
-function utf8SafeEnd(bytes: Uint8Array): number {
+export function utf8SafeEnd(bytes: Uint8Array): number {
   let index = bytes.length - 1;
   let continuation = 0;
   while (index >= 0 && continuation < 3 && (bytes[index]! & 0xc0) === 0x80) {
@@ -196,6 +209,14 @@ function utf8SafeStart(bytes: Uint8Array): number {
   let index = 0;
   while (index < bytes.length && index < 3 && (bytes[index]! & 0xc0) === 0x80) index += 1;
   return index;
+}
+
+/** The truncation notice's word on the spill file (after the counts), or nothing without one. */
+function spillNotice(spill: SpillNote | undefined, totalBytes: number): string {
+  if (spill === undefined) return "";
+  if ("error" in spill) return ` [the whole output could not be saved to a file: ${spill.error}]`;
+  const what = spill.keptBytes >= totalBytes ? "the whole output is" : `its first ${groupDigits(spill.keptBytes)} bytes are`;
+  return ` [${what} in ${spill.path}: read it in parts]`;
 }
 
 /** Keeps every byte; only for output the caller trusts to be small. */

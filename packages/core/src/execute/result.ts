@@ -29,6 +29,11 @@ export interface ExecuteCodeResult {
   stdoutBytesTotal: number;
   stdoutBytesCaptured: number;
   stdoutBytesOmitted: number;
+  /**
+   * The file in the environment holding the whole stdout (or its first `spillBytes`) when it was
+   * truncated and saved; the truncation notice in `output` names it too.
+   */
+  stdoutSpillPath?: string;
   /** Stderr as captured (processed like `output`), for logs; not shown to the model on success. */
   stderr: string;
   stderrTruncated: boolean;
@@ -167,6 +172,7 @@ function truncation(stdout: CapturedOutput) {
     stdoutBytesTotal: stdout.totalBytes,
     stdoutBytesCaptured: stdout.capturedBytes,
     stdoutBytesOmitted: stdout.omittedBytes,
+    ...(stdout.spillPath === undefined ? {} : { stdoutSpillPath: stdout.spillPath }),
   };
 }
 

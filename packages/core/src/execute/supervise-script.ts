@@ -16,6 +16,7 @@ import { drainStream, writeStdin } from "../process/collect.js";
 import { MAX_DURATION_MS, type ExecutionLimits } from "./limits.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
 import { redactingSink } from "./redacting-sink.js";
+import { finishCapture, type SpillTarget } from "./spill-output.js";
 
 /** Why the script stopped; `lost` means the environment failed under it (a dead container, a dropped connection). */
 export type StopReason = "exited" | "timeout" | "interrupted" | "lost";
@@ -25,7 +26,9 @@ export interface SuperviseOptions {
   command: string;
   env: Readonly<Record<string, string>>;
   cwd?: string;
-  limits: Pick<ExecutionLimits, "timeoutMs" | "killGraceMs" | "maxStdoutBytes" | "maxStderrBytes">;
+  limits: Pick<ExecutionLimits, "timeoutMs" | "killGraceMs" | "maxStdoutBytes" | "maxStderrBytes"> & Partial<Pick<ExecutionLimits, "spillBytes">>;
+  /** Names the file truncated stdout is saved to (see `spill-output.ts`); default: a fresh id. */
+  runId?: string;
   /**
    * Secret values: masked in the live output (see `redactingSink`), and the captures' truncation
    * cut does not split them (see `OutputCapture`). Undefined: redaction off.
@@ -68,7 +71,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     timeoutMs: limits.timeoutMs + limits.killGraceMs + 5_000 + Math.min(options.maxPauseMs ?? 0, MAX_DURATION_MS),
   });
   const guard = knownSecrets === undefined ? {} : { guardSecrets: knownSecrets };
-  const stdout = new OutputCapture(limits.maxStdoutBytes, guard);
+  const stdout = new OutputCapture(limits.maxStdoutBytes, { ...guard, spillBytes: limits.spillBytes ?? 0 });
   const stderr = new OutputCapture(limits.maxStderrBytes, guard);
   const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
   const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
@@ -113,9 +116,18 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     // the host process alive.
     await Promise.race([drained, delay(STREAM_DRAIN_GRACE_MS, { unref: true })]);
     released.abort();
+    // The script is over: the limit must not fire while its output is being saved.
+    timer.clear();
     stdoutSink?.end();
     stderrSink?.end();
-    const output: RunOutput = { stdout: stdout.finish(), stderr: stderr.finish() };
+    const spill: SpillTarget = {
+      environment: options.environment,
+      ...(options.runId === undefined ? {} : { runId: options.runId }),
+      ...(knownSecrets === undefined ? {} : { knownSecrets }),
+      // A lost environment cannot take the file: the notice says so without trying.
+      ...(ending.reason === "lost" ? { unavailable: "the environment failed" } : {}),
+    };
+    const output: RunOutput = { stdout: await finishCapture(stdout, spill), stderr: stderr.finish() };
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
     return { ...output, ...ending };
   } finally {

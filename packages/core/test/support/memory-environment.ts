@@ -27,6 +27,11 @@ export interface MemoryEnvironmentOptions {
   interpreters?: readonly string[];
   /** Answers `execute`/`executeOneshot` (tools' commands); default: every command is not found. */
   commands?: (command: string, options: ExecOptions) => ExecResult;
+  /**
+   * How a write to `path` goes wrong, if it does: `fail` rejects (a dead environment), `hang` never
+   * settles (one that stopped answering). Default: every write succeeds.
+   */
+  writeFault?: (path: string) => "fail" | "hang" | undefined;
 }
 
 /** One `spawn`, as the environment received it. */
@@ -43,7 +48,7 @@ export class MemoryEnvironment implements Environment {
   readonly specificationVersion = "v1";
   readonly backendId = "memory";
   readonly capabilities: EnvironmentCapabilities = { hostSockets: false, streamingStdio: true };
-  /** Files as text (what guests import); `#bytes` keeps what was written, for archives. */
+  /** Files as text (what guests import); `#bytes` keeps what was written (archives, `readFile`). */
   readonly files = new Map<string, string>();
   readonly #bytes = new Map<string, Uint8Array>();
   readonly dirs = new Set<string>();
@@ -85,6 +90,9 @@ export class MemoryEnvironment implements Environment {
   }
 
   async writeFile(path: string, data: Uint8Array | string, _options?: WriteFileOptions): Promise<void> {
+    const fault = this.#options.writeFault?.(path);
+    if (fault === "fail") throw new Error(`the environment is gone (writing ${path})`);
+    if (fault === "hang") return new Promise<never>(() => {});
     this.#store(path, typeof data === "string" ? new TextEncoder().encode(data) : data);
   }
 
@@ -102,9 +110,9 @@ export class MemoryEnvironment implements Environment {
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    const text = this.files.get(path);
-    if (text === undefined) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
-    return new TextEncoder().encode(text);
+    const bytes = this.#bytes.get(path);
+    if (bytes === undefined) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
+    return bytes;
   }
 
   async tempDir(): Promise<string> {
