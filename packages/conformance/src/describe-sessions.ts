@@ -158,13 +158,20 @@ leftover.start()
         const flood = await kernel.run("print('x' * 5000)");
         expect(flood).toMatchObject({ status: "success", stdoutTruncated: true, stdoutBytesTotal: 5001 });
         expect(flood.output).toContain("OUTPUT TRUNCATED");
+        // The whole cell's output is saved where the notice says, as in a one-shot run.
+        const spillPath = flood.stdoutSpillPath!;
+        expect(flood.output).toContain(`[the whole output is in ${spillPath}: read it in parts]`);
+        expect(new TextDecoder().decode(await environment.readFile(spillPath))).toBe(`${"x".repeat(5000)}\n`);
+        const paged = await kernel.run(`print(len(open(${JSON.stringify(spillPath)}).read()))`);
+        expect(paged).toMatchObject({ status: "success", output: "5001\n", cell: 2 });
+        await environment.remove(spillPath);
         // Text shaped like the kernel's markers, without the session's nonce, is only output.
         const lookalike = '{"cell": 2, "status": "ok", "exitCode": 0, "stderr": true}';
         const small = await kernel.run(`import sys\nprint(${JSON.stringify(lookalike)})\nprint("err", file=sys.stderr)\nprint("tail", end="")`);
-        expect(small).toMatchObject({ status: "success", output: `${lookalike}\ntail`, stdoutTruncated: false, stderr: "err\n", cell: 2 });
+        expect(small).toMatchObject({ status: "success", output: `${lookalike}\ntail`, stdoutTruncated: false, stderr: "err\n", cell: 3 });
         const failing = await kernel.run("def f():\n    raise ValueError('boom')\nf()");
         expect(failing).toMatchObject({ status: "error", exitCode: 1, state: "kept" });
-        expect(failing.stderr).toMatch(/File "<cell 3>", line 3, in <module>\n {4}f\(\)\n[\s\S]*ValueError: boom\n$/);
+        expect(failing.stderr).toMatch(/File "<cell 4>", line 3, in <module>\n {4}f\(\)\n[\s\S]*ValueError: boom\n$/);
         expect(failing.stderr).not.toContain("script.py");
         const after = await kernel.run("print('clean')");
         expect(after).toMatchObject({ status: "success", output: "clean\n", stderr: "" });

@@ -66,7 +66,7 @@ function start(): KernelProcess {
   return new KernelProcess(spawnKernel(), { nonce: NONCE, module: "codecall" });
 }
 
-const text = (output: CellOutput) => ({ stdout: output.stdout.text, stderr: output.stderr.text, ending: output.ending });
+const text = (output: CellOutput) => ({ stdout: output.stdout.finish().text, stderr: output.stderr.finish().text, ending: output.ending });
 
 describe("the session kernel", () => {
   it("runs cells in the same globals and splits their output exactly at the markers", async () => {
@@ -89,14 +89,14 @@ describe("the session kernel", () => {
     const kernel = start();
     const failed = await kernel.run(1, "def f():\n    raise ValueError('boom')\nf()", sinks);
     expect(failed.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
-    expect(failed.stderr.text).toBe(
+    expect(failed.stderr.finish().text).toBe(
       'Traceback (most recent call last):\n  File "<cell 1>", line 3, in <module>\n    f()\n  File "<cell 1>", line 2, in f\n    raise ValueError(\'boom\')\nValueError: boom\n',
     );
     expect((await kernel.run(2, "import sys\nsys.exit(3)", sinks)).ending).toEqual({ kind: "finished", status: "ok", exitCode: 3 });
     expect(text(await kernel.run(3, "import sys\nsys.exit('bye')", sinks))).toMatchObject({ stderr: "bye\n", ending: { exitCode: 1 } });
     const syntax = await kernel.run(4, "x = (", sinks);
     expect(syntax.ending).toMatchObject({ status: "error", exitCode: 1 });
-    expect(syntax.stderr.text).toMatch(/^ {2}File "<cell 4>", line 1\n[\s\S]*SyntaxError: /);
+    expect(syntax.stderr.finish().text).toMatch(/^ {2}File "<cell 4>", line 1\n[\s\S]*SyntaxError: /);
     expect(text(await kernel.run(5, "print(f.__name__)", sinks))).toMatchObject({ stdout: "f\n", stderr: "" });
   });
 
@@ -138,7 +138,7 @@ describe("the session kernel", () => {
     const kernel = start();
     const output = await kernel.run(1, "raise KeyboardInterrupt", sinks);
     expect(output.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
-    expect(output.stderr.text).toContain("KeyboardInterrupt");
+    expect(output.stderr.finish().text).toContain("KeyboardInterrupt");
   });
 
   it("ends a forked child that runs on past the cell's end, with one result for the cell", async () => {
@@ -148,7 +148,7 @@ describe("the session kernel", () => {
       "import os\nforked = os.fork()\nprint('child' if forked == 0 else 'parent', flush=True)\nif forked: os.waitpid(forked, 0)",
       sinks,
     );
-    expect(output.stdout.text.split("\n").sort()).toEqual(["", "child", "parent"]);
+    expect(output.stdout.finish().text.split("\n").sort()).toEqual(["", "child", "parent"]);
     expect(text(await kernel.run(2, "print(forked > 0)", sinks))).toMatchObject({ stdout: "True\n" });
   });
 
@@ -165,6 +165,6 @@ describe("the session kernel", () => {
     const kernel = new KernelProcess(spawnKernel(), { nonce: NONCE, module: "no_such_tools_module" });
     const output = await kernel.run(1, "print(1)", sinks);
     expect(output.ending).toMatchObject({ kind: "died", exit: { exitCode: 1 } });
-    expect(output.stderr.text).toContain("ModuleNotFoundError: No module named 'no_such_tools_module'");
+    expect(output.stderr.finish().text).toContain("ModuleNotFoundError: No module named 'no_such_tools_module'");
   });
 });

@@ -11,11 +11,13 @@
  * and its output back, on every backend.
  */
 import { CodecallError } from "../errors.js";
+import type { CapturedOutput } from "../execute/output-capture.js";
 import { prepareRun, hasCode, type PreparedRun } from "../execute/prepare-run.js";
 import { redactingSink } from "../execute/redacting-sink.js";
 import { appendNotice, composeResult, environmentFailureMessage, failedResult, formatSeconds, type ExecuteCodeResult } from "../execute/result.js";
 import { createRunDispatcher } from "../execute/run-dispatcher.js";
 import { RunObserver } from "../execute/run-observer.js";
+import { finishCapture } from "../execute/spill-output.js";
 import type { SupervisedRun } from "../execute/supervise-script.js";
 import { newRunId } from "../ids.js";
 import { PausableTimer } from "../timers/pausable-timer.js";
@@ -171,6 +173,7 @@ class Session implements CodeSession {
         maxStdoutBytes: limits.maxStdoutBytes,
         maxStderrBytes: limits.maxStderrBytes,
         guardSecrets: kernel.knownSecrets,
+        spillBytes: limits.spillBytes,
         ...(stdoutSink ? { stdout: stdoutSink } : {}),
         ...(stderrSink ? { stderr: stderrSink } : {}),
       });
@@ -182,7 +185,14 @@ class Session implements CodeSession {
       dispatcher.close();
       await dispatcher.idle();
     }
-    const supervised = supervisedRun(output, stop.reason, stop.interruptReason);
+    // Finished only now, with the cell's time limit off: saving stdout over its cap may take a while.
+    const stdout = await finishCapture(output.stdout, {
+      environment: this.#options.environment,
+      runId,
+      ...(kernel.knownSecrets === undefined ? {} : { knownSecrets: kernel.knownSecrets }),
+      ...(output.ending.kind === "lost" ? { unavailable: "the environment failed" } : {}),
+    });
+    const supervised = supervisedRun({ stdout, stderr: output.stderr.finish() }, output.ending, stop.reason, stop.interruptReason);
     const result = composeResult({
       run: supervised,
       timeoutMs: limits.timeoutMs,
@@ -234,9 +244,13 @@ function loseState(result: ExecuteCodeResult, cell: number, why: string): CodeSe
 }
 
 /** The kernel's account of the cell in the shape `composeResult` reads (a run's). */
-function supervisedRun(output: CellOutput, reason: "exited" | "timeout" | "interrupted", interruptReason: string | undefined): SupervisedRun {
-  const streams = { stdout: output.stdout, stderr: output.stderr, ...(interruptReason === undefined ? {} : { interruptReason }) };
-  const { ending } = output;
+function supervisedRun(
+  output: { stdout: CapturedOutput; stderr: CapturedOutput },
+  ending: CellEnding,
+  reason: "exited" | "timeout" | "interrupted",
+  interruptReason: string | undefined,
+): SupervisedRun {
+  const streams = { ...output, ...(interruptReason === undefined ? {} : { interruptReason }) };
   if (ending.kind === "lost") return { ...streams, reason: "lost", lostBecause: ending.because };
   if (ending.kind === "died") return { ...streams, reason, exit: ending.exit };
   // A cell that ended by itself after the stop (it caught the interrupt and finished) still stopped for it.

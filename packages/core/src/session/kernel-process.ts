@@ -5,7 +5,7 @@
  */
 import type { EnvironmentProcess, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
-import { OutputCapture, type CapturedOutput } from "../execute/output-capture.js";
+import { OutputCapture } from "../execute/output-capture.js";
 import type { OutputSink } from "../execute/redacting-sink.js";
 import { drainStream } from "../process/collect.js";
 import { delay } from "../timers/delay.js";
@@ -17,9 +17,13 @@ export type CellEnding =
   | { kind: "died"; exit: ProcessExit }
   | { kind: "lost"; because: string };
 
+/**
+ * A cell's output, its captures not yet finished: the caller finishes them once the cell's time
+ * limit is off, since finishing stdout may save it to a file in the environment (spill-output.ts).
+ */
 export interface CellOutput {
-  stdout: CapturedOutput;
-  stderr: CapturedOutput;
+  stdout: OutputCapture;
+  stderr: OutputCapture;
   ending: CellEnding;
 }
 
@@ -29,6 +33,8 @@ export interface CellSinks {
   maxStderrBytes: number;
   /** Secrets the captures' cuts must not split (undefined: redaction off). */
   guardSecrets: readonly string[] | undefined;
+  /** Stdout bytes kept to be saved to a file when the cap cuts it (0: none). */
+  spillBytes?: number;
   stdout?: OutputSink;
   stderr?: OutputSink;
 }
@@ -86,7 +92,7 @@ export class KernelProcess {
       const cell: ActiveCell = {
         number,
         sinks,
-        stdout: new OutputCapture(sinks.maxStdoutBytes, guard),
+        stdout: new OutputCapture(sinks.maxStdoutBytes, { ...guard, spillBytes: sinks.spillBytes ?? 0 }),
         stderr: new OutputCapture(sinks.maxStderrBytes, guard),
         stderrMarked: false,
         settle,
@@ -194,6 +200,6 @@ export class KernelProcess {
     this.#cell = undefined;
     cell.sinks.stdout?.end();
     cell.sinks.stderr?.end();
-    cell.settle({ stdout: cell.stdout.finish(), stderr: cell.stderr.finish(), ending });
+    cell.settle({ stdout: cell.stdout, stderr: cell.stderr, ending });
   }
 }
