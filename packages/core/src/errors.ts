@@ -21,7 +21,9 @@ export type CodecallErrorCode =
   | "INVALID_PATH"
   | "INVALID_TOOL"
   | "INCOMPATIBLE_PLUGIN"
-  | "TRANSPORT_FAILED";
+  | "TRANSPORT_FAILED"
+  | "SESSION_LIMIT"
+  | "SESSION_CLOSED";
 
 export interface CodecallErrorOptions {
   cause?: unknown;
