@@ -4,6 +4,7 @@ import { HELP } from "./help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { parseRunArgs } from "./run-config.js";
 import { mcpCommand } from "./mcp-command.js";
+import { replCommand } from "./repl-command.js";
 import { printRunHelp, runCommand, type CliIO } from "./run-command.js";
 import { toolsCommand } from "./tools-command.js";
 
@@ -25,6 +26,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
     if (command === "tools" || command === "stub") return await toolsCommand(command, rest, io);
     if (command === "mcp") return await mcpCommand(rest, io);
+    if (command === "repl") return await replCommand(rest, io);
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
     if (error instanceof UsageError) {

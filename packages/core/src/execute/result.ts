@@ -168,7 +168,8 @@ function truncation(stdout: CapturedOutput) {
   };
 }
 
-function appendNotice(text: string, notice: string): string {
+/** `text`, then `notice` after a blank line (or `notice` alone when there is no text). */
+export function appendNotice(text: string, notice: string): string {
   if (text === "") return notice;
   return `${text}${text.endsWith("\n") ? "\n" : "\n\n"}${notice}`;
 }

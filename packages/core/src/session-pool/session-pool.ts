@@ -29,6 +29,13 @@ export interface SessionPoolOptions {
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
+
+/** An idle time as the model and the user read it: "15 minutes", "90 seconds". */
+export function describeIdleTime(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}`;
+  const seconds = Math.round(ms / 1000);
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
 export const DEFAULT_MAX_SESSIONS = 16;
 
 /** Why a key's earlier session is gone: the next session's first cell starts without its state. */
