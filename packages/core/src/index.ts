@@ -46,6 +46,8 @@ export { DEFAULT_MODULE_NAME, describePythonSignatures, generatePythonModule, ty
 export { executeCode } from "./execute/execute-code.js";
 export type { ExecuteCodeOptions } from "./execute/execute-options.js";
 export { startExecution, type Execution } from "./execute/start-execution.js";
+export { createCodeSession } from "./session/code-session.js";
+export type { CodeSession, CodeSessionOptions, CodeSessionResult, CodeSessionRunOptions, CodeSessionState } from "./session/session-options.js";
 export type {
   ApprovalDecidedBy,
   ApprovalDecidedEvent,

@@ -57,6 +57,8 @@ export interface ComposeInput {
   transportsSkipped: readonly string[];
   /** The tools module the script imports, for the hint after a failure (see failure-hints.ts). */
   guest: HintContext;
+  /** What a timeout did, when not "Script timed out after …s and was killed." (a session's cell is interrupted instead). */
+  timeoutMessage?: string;
 }
 
 /** Exit code of `sh` when the command was not found. */
@@ -81,7 +83,7 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
     output = appendNotice(withStderr, error);
   } else if (run.reason === "timeout") {
     status = "timeout";
-    error = `Script timed out after ${formatSeconds(input.timeoutMs)} and was killed.`;
+    error = input.timeoutMessage ?? `Script timed out after ${formatSeconds(input.timeoutMs)} and was killed.`;
     output = appendNotice(withStderr, `⏰ ${error}`);
   } else if (run.reason === "interrupted") {
     status = "interrupted";
@@ -168,13 +170,14 @@ function truncation(stdout: CapturedOutput) {
   };
 }
 
-/** `text`, then `notice` after a blank line (or `notice` alone when there is no text). */
+/** `text` with a notice after it, set apart by a blank line. */
 export function appendNotice(text: string, notice: string): string {
   if (text === "") return notice;
   return `${text}${text.endsWith("\n") ? "\n" : "\n\n"}${notice}`;
 }
 
-function formatSeconds(ms: number): string {
+/** A duration as the messages give it: "5s", "0.5s". */
+export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)}s`;
 }

@@ -1,0 +1,263 @@
+"""codecall session kernel: one long-lived Python process that runs a session's cells, one after
+another, in the same globals, so imports, variables, functions, open files and threads survive
+from one cell to the next. The host (session/kernel.ts) runs it as a run's script, under the
+launcher, and talks to it over two channels that a cell cannot reach by accident:
+
+- Its stdin carries JSON lines from the host: first `{"nonce": ..., "module": ...}`, then
+  `{"run": N, "code": ...}` to run cell N and `{"interrupt": N}` to interrupt it. The kernel keeps
+  a private copy of that pipe and gives the cells /dev/null as stdin, so `input()` in a cell ends
+  at once instead of eating the host's messages.
+- Its stdout and stderr are the cells' own. After each cell it flushes both and writes an end
+  marker to each: the session's nonce (random, sent over stdin, never in the environment) then a
+  JSON line. Everything before the marker is the cell's output; a cell that prints text looking
+  like a marker cannot end its cell early without knowing the nonce.
+
+An interrupt is SIGINT to the kernel itself: KeyboardInterrupt in the cell, in the main thread,
+also inside sleeps, waits, subprocess waits and tool calls. A cell that ignores it (SIG_IGN, or C
+code that never returns to the interpreter) is the host's to kill after its grace time.
+
+Tool calls carry the number of the cell whose code made them: the main thread runs the current
+cell, a thread belongs to the cell that started it, a task given to a thread pool to the cell that
+gave it, a forked child to the cell that forked it. The host refuses calls of a cell that has
+ended, so a thread a cell left running cannot act on a later cell's budget.
+"""
+import json
+import linecache
+import os
+import signal
+import sys
+import threading
+import types
+from concurrent.futures import ThreadPoolExecutor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # Annotations only.
+    from typing import Any, Callable, Optional
+
+_KERNEL_FILE = __file__
+_KERNEL_PID = os.getpid()
+# A task a thread pool runs belongs to the cell that submitted it (see `_pooled`).
+_task_cell = threading.local()
+
+
+def current_cell():
+    # type: () -> Optional[int]
+    """The cell the calling code belongs to; None for a thread Python did not start (a C thread)."""
+    cell = getattr(_task_cell, "cell", None)
+    if cell is not None:
+        return cell
+    return getattr(threading.current_thread(), "_codecall_cell", None)
+
+
+def _tag_threads():
+    original_start = threading.Thread.start
+
+    def start(self):
+        # type: (threading.Thread) -> None
+        setattr(self, "_codecall_cell", current_cell())
+        original_start(self)
+
+    threading.Thread.start = start
+    original_submit = ThreadPoolExecutor.submit
+
+    def submit(self, fn, /, *args, **kwargs):  # pyright: ignore[reportSelfClsParameterName]
+        return original_submit(self, _pooled(current_cell(), fn), *args, **kwargs)
+
+    ThreadPoolExecutor.submit = submit  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _pooled(cell, fn):
+    # type: (Optional[int], Callable[..., Any]) -> Callable[..., Any]
+    def in_cell(*args, **kwargs):
+        _task_cell.cell = cell
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _task_cell.cell = None
+
+    return in_cell
+
+
+def _tag_tool_calls():
+    """Adds the calling cell to every request of the transport's client. Done before the tools
+    module is imported: it binds the client's functions when it is."""
+    import _codecall_client  # pyright: ignore[reportMissingModuleSource]
+
+    def tagged(params):
+        # type: (dict) -> dict
+        cell = current_cell()
+        return params if cell is None else dict(params, cell=cell)
+
+    submit = _codecall_client.submit
+    _codecall_client.submit = lambda method, params: submit(method, tagged(params))
+    blocking = getattr(_codecall_client, "call", None)
+    if blocking is not None:
+        setattr(_codecall_client, "call", lambda method, params: blocking(method, tagged(params)))
+
+
+class Kernel:
+    def __init__(self, control, nonce):
+        # type: (Any, bytes) -> None
+        self.control = control
+        self.nonce = nonce
+        self.requests = []  # type: list
+        self.arrived = threading.Condition()
+        # Guards `running` against the reader's interrupt: no SIGINT is sent once a cell has ended.
+        self.lock = threading.Lock()
+        self.running = None  # type: Optional[int]
+        self.interrupted = set()  # type: set
+        self.globals = self._cell_module().__dict__
+
+    @staticmethod
+    def _cell_module():
+        # The cells' module is __main__ (pickle finds classes a cell defines there); the kernel's
+        # own functions keep the globals of the module they were defined in.
+        module = types.ModuleType("__main__")
+        module.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = module
+        return module
+
+    def read_requests(self):
+        """The reader thread: queues runs, interrupts the running cell, and ends the kernel when
+        the host goes away (its end of stdin closes)."""
+        for line in self.control:
+            message = json.loads(line)
+            if "interrupt" in message:
+                with self.lock:
+                    if self.running == message["interrupt"]:
+                        self.interrupted.add(self.running)
+                        os.kill(os.getpid(), signal.SIGINT)
+                continue
+            with self.arrived:
+                self.requests.append(message)
+                self.arrived.notify()
+        _flush()
+        os._exit(0)
+
+    def next_request(self):
+        # type: () -> dict
+        with self.arrived:
+            while not self.requests:
+                self.arrived.wait()
+            return self.requests.pop(0)
+
+    def serve(self):
+        while True:
+            try:
+                request = self.next_request()
+            except KeyboardInterrupt:
+                continue  # An interrupt that came just after its cell ended.
+            number = request["run"]
+            setattr(threading.main_thread(), "_codecall_cell", number)
+            with self.lock:
+                self.running = number
+            try:
+                status, exit_code = self.run_cell(number, request["code"])
+            except KeyboardInterrupt:
+                # Landed in the kernel's own code, after the cell's but before it was reported.
+                status, exit_code = ("interrupted", 130) if number in self.interrupted else ("error", 1)
+            self.end_cell(number, status, exit_code)
+
+    def run_cell(self, number, code):
+        # type: (int, str) -> tuple
+        name = "<cell %d>" % number
+        # An entry without a modification time: linecache keeps it, so tracebacks show the lines.
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+        try:
+            exec(compile(code, name, "exec", dont_inherit=True), self.globals)
+            return "ok", 0
+        except SystemExit as error:
+            return "ok", _exit_status(error.code)
+        except KeyboardInterrupt as error:
+            if number in self.interrupted:
+                return "interrupted", 130
+            _report(error)
+            return "error", 1
+        except BaseException as error:
+            _report(error)
+            return "error", 1
+
+    def end_cell(self, number, status, exit_code):
+        # type: (int, str, int) -> None
+        if os.getpid() != _KERNEL_PID:
+            # A child the cell forked that ran on past the cell's end: it ends here, as a script's
+            # child would at the end of the script.
+            _flush()
+            os._exit(exit_code)
+        while True:
+            try:
+                with self.lock:
+                    self.running = None
+                self.interrupted.discard(number)
+                _flush()
+                stderr_marked = _write(2, self.nonce + json.dumps({"cell": number}).encode() + b"\n")
+                outcome = {"cell": number, "status": status, "exitCode": exit_code, "stderr": stderr_marked}
+                _write(1, self.nonce + json.dumps(outcome).encode() + b"\n")
+                return
+            except KeyboardInterrupt:
+                continue  # A late interrupt: the host ignores a marker it has already seen.
+
+
+def _exit_status(code):
+    # type: (Any) -> int
+    """The status sys.exit(code) gives a script: 0 for None, the number, else 1 (printed)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _report(error):
+    # type: (BaseException) -> None
+    """Prints the traceback as Python does for a script, without the kernel's own frames."""
+    import traceback as printer
+
+    trace = error.__traceback__
+    while trace is not None and trace.tb_frame.f_code.co_filename == _KERNEL_FILE:
+        trace = trace.tb_next
+    printer.print_exception(type(error), error.with_traceback(trace), trace)
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:
+            pass  # Closed or replaced by the cell: its output is its own then.
+
+
+def _write(fd, data):
+    # type: (int, bytes) -> bool
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+        return True
+    except OSError:
+        return False  # The cell closed it.
+
+
+def main():
+    # The host's channel moves to a private descriptor (not inherited by what cells run); the
+    # cells read /dev/null.
+    control = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    hello = json.loads(control.readline() or b"{}")
+    if "nonce" not in hello:
+        sys.exit("codecall kernel: no hello from the host")
+    kernel = Kernel(control, hello["nonce"].encode())
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _tag_threads()
+    _tag_tool_calls()
+    # Imported once for the whole session: cells find it in sys.modules.
+    __import__(hello["module"])
+    threading.Thread(target=kernel.read_requests, name="codecall-kernel-reader", daemon=True).start()
+    kernel.serve()
+
+
+if __name__ == "__main__":
+    main()

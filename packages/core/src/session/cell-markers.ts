@@ -1,0 +1,92 @@
+/**
+ * Splitting a kernel's output stream into its cells: the kernel ends each cell's output with a
+ * marker line, the session's nonce then a JSON object (see `_codecall_kernel.py`). The nonce is
+ * random and never in the environment, so a cell printing text that looks like a marker does not
+ * end its cell.
+ */
+
+/** Receives a stream's bytes with the markers taken out. */
+export interface MarkedStreamHandler {
+  /** Output, in order; never split inside a marker. */
+  onData(chunk: Uint8Array): void;
+  /** A marker's JSON object (undefined when its line is not valid JSON). */
+  onMarker(payload: unknown): void;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Finds the markers in a byte stream. Output is passed on as it comes, except for the last bytes
+ * of a chunk that could be the start of a nonce (fewer than its length), which wait for the next.
+ */
+export class CellMarkerSplitter {
+  readonly #nonce: Uint8Array;
+  readonly #handler: MarkedStreamHandler;
+  #pending: Uint8Array = new Uint8Array(0);
+
+  constructor(nonce: string, handler: MarkedStreamHandler) {
+    this.#nonce = new TextEncoder().encode(nonce);
+    this.#handler = handler;
+  }
+
+  push(chunk: Uint8Array): void {
+    let bytes = this.#pending.length === 0 ? chunk : concat(this.#pending, chunk);
+    for (;;) {
+      const start = indexOf(bytes, this.#nonce);
+      if (start === -1) {
+        const keep = partialNonceLength(bytes, this.#nonce);
+        this.#emitData(bytes.subarray(0, bytes.length - keep));
+        this.#pending = bytes.slice(bytes.length - keep);
+        return;
+      }
+      this.#emitData(bytes.subarray(0, start));
+      const end = bytes.indexOf(NEWLINE, start + this.#nonce.length);
+      if (end === -1) {
+        this.#pending = bytes.slice(start);
+        return;
+      }
+      this.#handler.onMarker(parse(bytes.subarray(start + this.#nonce.length, end)));
+      bytes = bytes.subarray(end + 1);
+    }
+  }
+
+  #emitData(bytes: Uint8Array): void {
+    if (bytes.length > 0) this.#handler.onData(bytes);
+  }
+}
+
+function parse(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(first.length + second.length);
+  joined.set(first, 0);
+  joined.set(second, first.length);
+  return joined;
+}
+
+/** First index of `needle` in `bytes`, or -1 (it jumps from one occurrence of the needle's first byte to the next). */
+function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0]!;
+  for (let start = bytes.indexOf(first); start !== -1 && start + needle.length <= bytes.length; start = bytes.indexOf(first, start + 1)) {
+    let index = 1;
+    while (index < needle.length && bytes[start + index] === needle[index]) index += 1;
+    if (index === needle.length) return start;
+  }
+  return -1;
+}
+
+/** Length of the longest end of `bytes` that is a proper prefix of `nonce`. */
+function partialNonceLength(bytes: Uint8Array, nonce: Uint8Array): number {
+  for (let length = Math.min(nonce.length - 1, bytes.length); length > 0; length -= 1) {
+    let matches = true;
+    for (let index = 0; index < length && matches; index += 1) matches = bytes[bytes.length - length + index] === nonce[index];
+    if (matches) return length;
+  }
+  return 0;
+}

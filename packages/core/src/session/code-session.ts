@@ -1,0 +1,261 @@
+/**
+ * `createCodeSession()`: a Python kernel kept alive in an environment, so that state survives
+ * from one call to the next — imports, variables, functions, open files, threads. Each cell is a
+ * run as `executeCode` makes one: its own time limit, output capture and truncation, tool-call
+ * budget, events and result, composed by the same code. What differs is what a stop does: a
+ * timed-out or aborted cell is interrupted (KeyboardInterrupt), and only a kernel that does not
+ * answer within the kill grace is killed — then the result says plainly that the state was lost.
+ *
+ * The kernel is started by the first cell (and again by the first after a reset or a loss); its
+ * transport stays open for its whole life, so a cell costs one message down the kernel's stdin
+ * and its output back, on every backend.
+ */
+import { CodecallError, errorMessage } from "../errors.js";
+import { prepareRun, hasCode, type PreparedRun } from "../execute/prepare-run.js";
+import { redactingSink } from "../execute/redacting-sink.js";
+import { appendNotice, composeResult, environmentFailureMessage, failedResult, formatSeconds, type ExecuteCodeResult } from "../execute/result.js";
+import { createRunDispatcher } from "../execute/run-dispatcher.js";
+import { RunObserver } from "../execute/run-observer.js";
+import type { SupervisedRun } from "../execute/supervise-script.js";
+import { newRunId } from "../ids.js";
+import { PausableTimer } from "../timers/pausable-timer.js";
+import type { CellEnding, CellOutput } from "./kernel-process.js";
+import type { CodeSession, CodeSessionOptions, CodeSessionResult, CodeSessionRunOptions, CodeSessionState } from "./session-options.js";
+import { startKernel, type StartedKernel } from "./start-kernel.js";
+
+/**
+ * Creates a session. Throws for invalid options (as `executeCode` rejects for them); starts
+ * nothing until the first `run`. The environment is not the session's: `close()` leaves it open.
+ */
+export function createCodeSession(options: CodeSessionOptions): CodeSession {
+  return new Session(options);
+}
+
+/** Why a kernel ended, when the session ended it on purpose. */
+type EndedBy = "reset" | "close";
+
+class Session implements CodeSession {
+  readonly id = newRunId();
+  readonly #options: CodeSessionOptions;
+  readonly #prepared: PreparedRun;
+  #kernel: StartedKernel | undefined;
+  /** Kernels the session itself ended, and why (a cell running in one says so). */
+  readonly #endedBy = new WeakMap<StartedKernel, EndedBy>();
+  /** Why the state was lost since the last cell, when it was and no result has said so yet. */
+  #lostSince: string | undefined;
+  #cells = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: CodeSessionOptions) {
+    this.#options = options;
+    this.#prepared = prepareRun({ ...options, code: "" });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  run(code: string, options: CodeSessionRunOptions = {}): Promise<CodeSessionResult> {
+    if (this.#closed) return Promise.reject(new CodecallError("SESSION_CLOSED", "The code session is closed; create a new one."));
+    const number = ++this.#cells;
+    const cell = this.#queue.then(() => this.#runCell(number, code, options.signal));
+    this.#queue = cell.catch(() => {});
+    return cell;
+  }
+
+  async reset(): Promise<void> {
+    await this.#endKernel("reset");
+    this.#lostSince = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#endKernel("close");
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #endKernel(by: EndedBy): Promise<void> {
+    const kernel = this.#kernel;
+    if (kernel === undefined) return;
+    this.#kernel = undefined;
+    this.#endedBy.set(kernel, by);
+    await kernel.close();
+  }
+
+  async #runCell(number: number, code: string, signal: AbortSignal | undefined): Promise<CodeSessionResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
+    const { environment } = this.#prepared;
+    const identity = { backend: environment.backendId, transport: this.#prepared.candidates[0].id };
+    if (this.#closed) return cellResult(failedResult("The code session was closed before the cell ran.", { durationSeconds: 0, toolCallsMade: 0, ...identity }), number, "kept");
+    if (!hasCode(code)) return cellResult(failedResult("No code provided.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity }), number, "kept");
+
+    const previous = this.#kernel;
+    if (previous?.process.ended !== undefined) {
+      this.#lostSince = `the session's kernel had ended since the last cell (${describeEnding(previous.process.ended)})`;
+      await this.#endKernel("reset");
+    }
+    const observer = new RunObserver(this.#options);
+    let kernel = this.#kernel;
+    const fresh = kernel === undefined;
+    if (kernel === undefined) {
+      try {
+        kernel = await startKernel(this.#prepared, this.#options, observer.wantsOutput("stdout") || observer.wantsOutput("stderr"));
+      } catch (error) {
+        const failed = failedResult(environmentFailureMessage(environment.backendId, error), { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
+        const result = this.#withState(failed, number, "fresh");
+        observer.emit({ type: "finished", runId: `${this.id}-${number}`, result });
+        return result;
+      }
+      if (this.#closed) {
+        await kernel.close();
+        return cellResult(failedResult("The code session was closed before the cell ran.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity }), number, "kept");
+      }
+      this.#kernel = kernel;
+    }
+    identity.transport = kernel.opened.transport.id;
+    const result = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
+    if (fresh && kernel.opened.skipped.length > 0) result.transportsSkipped = [...kernel.opened.skipped];
+    const final = this.#finishCell(kernel, result, number, fresh);
+    observer.emit({ type: "finished", runId: `${this.id}-${number}`, result: final });
+    return final;
+  }
+
+  async #supervise(
+    kernel: StartedKernel,
+    number: number,
+    code: string,
+    signal: AbortSignal | undefined,
+    observer: RunObserver,
+    elapsed: () => number,
+    identity: { backend: string; transport: string },
+  ): Promise<ExecuteCodeResult & { killed?: boolean }> {
+    const { limits } = this.#prepared;
+    const runId = `${this.id}-${number}`;
+    const timeLimit = new PausableTimer();
+    const dispatcher = createRunDispatcher(
+      { ...this.#prepared, runId, token: kernel.token },
+      { env: kernel.scrubbed.env, ...(this.#options.cwd ? { cwd: this.#options.cwd } : {}) },
+      {
+        onEvent: observer.emit,
+        ...(this.#options.onApproval ? { onApproval: this.#options.onApproval } : {}),
+        approvalTimeoutMs: this.#prepared.approvalTimeoutMs,
+        holdTimeLimit: () => timeLimit.hold(),
+      },
+    );
+    kernel.dispatcher.begin({ number, dispatcher });
+    observer.emit({ type: "started", runId, ...identity });
+
+    let reason: "exited" | "timeout" | "interrupted" = "exited";
+    let interruptReason: string | undefined;
+    let killed = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const stop = (why: "timeout" | "interrupted") => {
+      if (reason !== "exited") return;
+      reason = why;
+      dispatcher.close(why === "timeout" ? "the cell timed out" : "the cell was interrupted");
+      kernel.process.interrupt(number);
+      graceTimer = setTimeout(() => {
+        killed = true;
+        void kernel.process.kill();
+      }, limits.killGraceMs);
+    };
+    const onAbort = () => {
+      const cause: unknown = signal?.reason;
+      if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
+      stop("interrupted");
+    };
+    timeLimit.start(limits.timeoutMs, () => stop("timeout"));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+
+    const sink = (listen: boolean, emit: (chunk: Uint8Array) => void) => (listen ? redactingSink(emit, kernel.knownSecrets) : undefined);
+    const stdoutSink = sink(observer.wantsOutput("stdout"), (chunk) => observer.emit({ type: "stdout", runId, chunk }));
+    const stderrSink = sink(observer.wantsOutput("stderr"), (chunk) => observer.emit({ type: "stderr", runId, chunk }));
+    let output: CellOutput;
+    try {
+      output = await kernel.process.run(number, code, {
+        maxStdoutBytes: limits.maxStdoutBytes,
+        maxStderrBytes: limits.maxStderrBytes,
+        guardSecrets: kernel.knownSecrets,
+        ...(stdoutSink ? { stdout: stdoutSink } : {}),
+        ...(stderrSink ? { stderr: stderrSink } : {}),
+      });
+    } finally {
+      timeLimit.clear();
+      clearTimeout(graceTimer);
+      signal?.removeEventListener("abort", onAbort);
+      kernel.dispatcher.end();
+      dispatcher.close();
+      await dispatcher.idle();
+    }
+    const supervised = supervisedRun(output, reason, interruptReason);
+    const result = composeResult({
+      run: supervised,
+      timeoutMs: limits.timeoutMs,
+      toolCallsMade: dispatcher.toolCallsMade,
+      durationSeconds: elapsed(),
+      interpreter: this.#prepared.interpreter,
+      knownSecrets: kernel.knownSecrets,
+      transportsSkipped: [],
+      guest: { moduleName: this.#prepared.moduleName, toolNames: this.#prepared.tools.map((tool) => tool.name) },
+      timeoutMessage: `Cell timed out after ${formatSeconds(limits.timeoutMs)} and was ${killed ? "killed: it did not stop when interrupted" : "interrupted"}.`,
+      ...identity,
+    });
+    return killed ? { ...result, killed } : result;
+  }
+
+  /** The cell's result with its state: lost when its kernel ended during it, or had before it. */
+  #finishCell(kernel: StartedKernel, result: ExecuteCodeResult & { killed?: boolean }, number: number, fresh: boolean): CodeSessionResult {
+    const { killed, ...composed } = result;
+    const ending = kernel.process.ended;
+    if (ending === undefined) return this.#withState(composed, number, fresh ? "fresh" : "kept");
+    const by = this.#endedBy.get(kernel);
+    let why: string;
+    if (by === "reset") why = "the session was reset while the cell ran";
+    else if (by === "close") why = "the session was closed while the cell ran";
+    else if (killed) why = `the cell did not stop within ${formatSeconds(this.#prepared.limits.killGraceMs)} of being interrupted, so the session's kernel was killed`;
+    else why = `the session's kernel ended during the cell (${describeEnding(ending)})`;
+    if (this.#kernel === kernel) void this.#endKernel("reset");
+    // A reset or close is the caller's own doing: the next cell starts fresh without a notice.
+    this.#lostSince = undefined;
+    return loseState(composed, number, why);
+  }
+
+  /** A result of a cell that ran in a fresh kernel: `lost` (with the note) when a loss is still unreported. */
+  #withState(result: ExecuteCodeResult, number: number, state: CodeSessionState): CodeSessionResult {
+    const lost = this.#lostSince;
+    this.#lostSince = undefined;
+    if (lost !== undefined && state === "fresh") return loseState(result, number, `${lost}; this cell ran in a fresh one`);
+    return cellResult(result, number, state);
+  }
+}
+
+function cellResult(result: ExecuteCodeResult, cell: number, state: CodeSessionState): CodeSessionResult {
+  return { ...result, cell, state };
+}
+
+function loseState(result: ExecuteCodeResult, cell: number, why: string): CodeSessionResult {
+  const note = `The session's state (variables, imports, functions) was lost: ${why}. The next cell starts fresh.`;
+  return { ...result, output: appendNotice(result.output, `⚠ ${note}`), cell, state: "lost", stateNote: note };
+}
+
+/** The kernel's account of the cell in the shape `composeResult` reads (a run's). */
+function supervisedRun(output: CellOutput, reason: "exited" | "timeout" | "interrupted", interruptReason: string | undefined): SupervisedRun {
+  const streams = { stdout: output.stdout, stderr: output.stderr, ...(interruptReason === undefined ? {} : { interruptReason }) };
+  const { ending } = output;
+  if (ending.kind === "lost") return { ...streams, reason: "lost", lostBecause: ending.because };
+  if (ending.kind === "died") return { ...streams, reason, exit: ending.exit };
+  // A cell that ended by itself after the stop (it caught the interrupt and finished) still stopped for it.
+  return { ...streams, reason, exit: { exitCode: ending.exitCode } };
+}
+
+function describeEnding(ending: CellEnding): string {
+  if (ending.kind === "lost") return `its environment failed: ${ending.because}`;
+  if (ending.kind === "died") return ending.exit.signal ? `killed by ${ending.exit.signal}` : `exit code ${ending.exit.exitCode}`;
+  return "it stopped";
+}

@@ -1,0 +1,192 @@
+/**
+ * The host's end of a running session kernel (`_codecall_kernel.py`): it sends cells and
+ * interrupts down the kernel's stdin, splits its stdout and stderr into the cells' output at the
+ * kernel's end markers, and says how each cell ended — or that the kernel itself ended under it.
+ */
+import type { EnvironmentProcess, ProcessExit } from "../environment.js";
+import { errorMessage } from "../errors.js";
+import { OutputCapture, type CapturedOutput } from "../execute/output-capture.js";
+import type { OutputSink } from "../execute/redacting-sink.js";
+import { drainStream } from "../process/collect.js";
+import { delay } from "../timers/delay.js";
+import { CellMarkerSplitter } from "./cell-markers.js";
+
+/** How a cell ended, as the kernel reported it, or how the kernel itself ended during the cell. */
+export type CellEnding =
+  | { kind: "finished"; status: "ok" | "error" | "interrupted"; exitCode: number }
+  | { kind: "died"; exit: ProcessExit }
+  | { kind: "lost"; because: string };
+
+export interface CellOutput {
+  stdout: CapturedOutput;
+  stderr: CapturedOutput;
+  ending: CellEnding;
+}
+
+/** One cell's output limits and live listeners. */
+export interface CellSinks {
+  maxStdoutBytes: number;
+  maxStderrBytes: number;
+  /** Secrets the captures' cuts must not split (undefined: redaction off). */
+  guardSecrets: readonly string[] | undefined;
+  stdout?: OutputSink;
+  stderr?: OutputSink;
+}
+
+/** What the kernel printed before its first cell (a failed start-up) is kept up to this, per stream. */
+const STARTUP_OUTPUT_BYTES = 64 * 1024;
+/** How long the streams may stay open after the kernel is gone (see supervise-script.ts). */
+const STREAM_DRAIN_GRACE_MS = 2_000;
+
+interface ActiveCell {
+  readonly number: number;
+  readonly sinks: CellSinks;
+  readonly stdout: OutputCapture;
+  readonly stderr: OutputCapture;
+  outcome?: { status: "ok" | "error" | "interrupted"; exitCode: number; stderrMarked: boolean };
+  stderrMarked: boolean;
+  readonly settle: (output: CellOutput) => void;
+}
+
+export class KernelProcess {
+  readonly #process: EnvironmentProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  /** Output before the first cell: handed to it (a kernel that failed to start says why there). */
+  #startup: { stdout: Uint8Array[]; stderr: Uint8Array[]; bytes: number } | undefined = { stdout: [], stderr: [], bytes: 0 };
+  #cell: ActiveCell | undefined;
+  #ended: CellEnding | undefined;
+  readonly #drained: Promise<unknown>;
+  readonly #released = new AbortController();
+
+  /** Takes over a spawned kernel and greets it with the session's nonce and tools module. */
+  constructor(process: EnvironmentProcess, hello: { nonce: string; module: string }) {
+    this.#process = process;
+    this.#writer = process.stdin.getWriter();
+    // Unhandled rejections of writes to a dead kernel are reported through its exit instead.
+    this.#writer.closed.catch(() => {});
+    this.#drained = Promise.all([this.#drain(process.stdout, "stdout", hello.nonce), this.#drain(process.stderr, "stderr", hello.nonce)]);
+    this.#send(hello);
+    void process.wait().then(
+      (exit) => this.#end({ kind: "died", exit }),
+      (error: unknown) => this.#end({ kind: "lost", because: errorMessage(error) }),
+    );
+  }
+
+  /** Set once the kernel has ended (killed, crashed, or its environment lost). */
+  get ended(): CellEnding | undefined {
+    return this.#ended;
+  }
+
+  /** Runs cell `number` and resolves when it ends (or the kernel does). One cell at a time. */
+  run(number: number, code: string, sinks: CellSinks): Promise<CellOutput> {
+    if (this.#cell !== undefined) throw new Error(`cell ${this.#cell.number} is still running`);
+    return new Promise<CellOutput>((settle) => {
+      const guard = sinks.guardSecrets === undefined ? {} : { guardSecrets: sinks.guardSecrets };
+      const cell: ActiveCell = {
+        number,
+        sinks,
+        stdout: new OutputCapture(sinks.maxStdoutBytes, guard),
+        stderr: new OutputCapture(sinks.maxStderrBytes, guard),
+        stderrMarked: false,
+        settle,
+      };
+      this.#cell = cell;
+      const startup = this.#startup;
+      this.#startup = undefined;
+      for (const chunk of startup?.stdout ?? []) this.#data("stdout", chunk);
+      for (const chunk of startup?.stderr ?? []) this.#data("stderr", chunk);
+      if (this.#ended !== undefined) void this.#settleEnded(this.#ended);
+      else this.#send({ run: number, code });
+    });
+  }
+
+  /** Asks the kernel to interrupt cell `number` (KeyboardInterrupt); ignored when it has ended. */
+  interrupt(number: number): void {
+    this.#send({ interrupt: number });
+  }
+
+  /** Ends the kernel's whole process tree. */
+  async kill(): Promise<void> {
+    await this.#process.kill().catch(() => {});
+  }
+
+  /** Resolves once the kernel has ended and its output is read (or the drain grace is over). */
+  async exited(): Promise<void> {
+    await this.#process.wait().catch(() => {});
+    await this.#settleStreams();
+  }
+
+  #send(message: object): void {
+    this.#writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`)).catch(() => {
+      // The kernel is gone: its exit says so, and ends the cell.
+    });
+  }
+
+  async #drain(stream: ReadableStream<Uint8Array>, which: "stdout" | "stderr", nonce: string): Promise<void> {
+    const splitter = new CellMarkerSplitter(nonce, {
+      onData: (chunk) => this.#data(which, chunk),
+      onMarker: (payload) => this.#marker(which, payload),
+    });
+    await drainStream(stream, { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never }, undefined, this.#released.signal);
+  }
+
+  #data(which: "stdout" | "stderr", chunk: Uint8Array): void {
+    const cell = this.#cell;
+    if (cell === undefined) {
+      // Before the first cell it is the kernel's start-up; between cells, output of threads a
+      // cell left running, which belongs to no cell.
+      const startup = this.#startup;
+      if (startup !== undefined && startup.bytes < STARTUP_OUTPUT_BYTES) {
+        startup[which].push(chunk.slice());
+        startup.bytes += chunk.length;
+      }
+      return;
+    }
+    cell[which].push(chunk);
+    cell.sinks[which]?.write(chunk);
+  }
+
+  #marker(which: "stdout" | "stderr", payload: unknown): void {
+    const cell = this.#cell;
+    if (cell === undefined || typeof payload !== "object" || payload === null) return;
+    const marker = payload as { cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown };
+    // A repeated marker (the kernel retries one a late interrupt broke) or another cell's: ignored.
+    if (marker.cell !== cell.number) return;
+    if (which === "stderr") cell.stderrMarked = true;
+    else if (cell.outcome === undefined) {
+      const status = marker.status === "ok" || marker.status === "interrupted" ? marker.status : "error";
+      const exitCode = typeof marker.exitCode === "number" ? marker.exitCode : 1;
+      cell.outcome = { status, exitCode, stderrMarked: marker.stderr !== false };
+    }
+    const { outcome } = cell;
+    if (outcome !== undefined && (cell.stderrMarked || !outcome.stderrMarked)) {
+      this.#finish(cell, { kind: "finished", status: outcome.status, exitCode: outcome.exitCode });
+    }
+  }
+
+  #end(ending: CellEnding): void {
+    this.#ended ??= ending;
+    void this.#settleEnded(ending);
+  }
+
+  /** The kernel has ended: the running cell (if any) ends with it, once its last output is in. */
+  async #settleEnded(ending: CellEnding): Promise<void> {
+    const cell = this.#cell;
+    if (cell === undefined) return;
+    await this.#settleStreams();
+    if (this.#cell === cell) this.#finish(cell, ending);
+  }
+
+  async #settleStreams(): Promise<void> {
+    await Promise.race([this.#drained, delay(STREAM_DRAIN_GRACE_MS, { unref: true })]);
+    this.#released.abort();
+  }
+
+  #finish(cell: ActiveCell, ending: CellEnding): void {
+    this.#cell = undefined;
+    cell.sinks.stdout?.end();
+    cell.sinks.stderr?.end();
+    cell.settle({ stdout: cell.stdout.finish(), stderr: cell.stderr.finish(), ending });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Starting a session's kernel: the steps of `executeCode` up to the script's start — a private
+ * run dir, the scrubbed env, the transport (opened once for the kernel's whole life), the guest
+ * installed with the kernel as its script — then the kernel spawned under the launcher (so the
+ * process-tree rules of a run hold for it) with its stdin kept open for the cells.
+ */
+import type { Environment } from "../environment.js";
+import type { ScrubbedEnv } from "../execute/env-policy.js";
+import { guestEnv, scrubRunEnv } from "../execute/guest-env.js";
+import { installGuest } from "../execute/install-guest.js";
+import { openTransport, type OpenedTransport } from "../execute/open-transport.js";
+import type { PreparedRun } from "../execute/prepare-run.js";
+import { launchScriptCommand } from "../guest/launcher.js";
+import kernelSource from "../guest/python/_codecall_kernel.py?raw";
+import { newRunId, newRunToken } from "../ids.js";
+import { KernelProcess } from "./kernel-process.js";
+import type { CodeSessionOptions } from "./session-options.js";
+import { SessionDispatcher } from "./session-dispatcher.js";
+
+/** A running kernel and what serves it; `close()` ends all of it. */
+export interface StartedKernel {
+  readonly process: KernelProcess;
+  readonly dispatcher: SessionDispatcher;
+  readonly opened: OpenedTransport;
+  readonly scrubbed: ScrubbedEnv;
+  /** Values to mask in its cells' output; undefined when redaction is off. */
+  readonly knownSecrets: readonly string[] | undefined;
+  /** Its token: the cells' dispatchers are made with it (the session dispatcher checks it). */
+  readonly token: string;
+  /** Ends the kernel's tree, stops the transport and removes the run dir. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function startKernel(session: PreparedRun, options: CodeSessionOptions, liveOutput: boolean): Promise<StartedKernel> {
+  const { environment, limits } = session;
+  const runDir = await environment.tempDir();
+  const token = newRunToken();
+  const runId = newRunId();
+  const dispatcher = new SessionDispatcher({
+    token,
+    environment,
+    runId,
+    maxFrameBytes: limits.maxFrameBytes,
+    maxJsonDepth: limits.maxJsonDepth,
+  });
+  let opening: Promise<OpenedTransport> | undefined;
+  let process: KernelProcess | undefined;
+  const close = async () => {
+    dispatcher.close("the session has ended");
+    await process?.kill();
+    const opened = await opening?.catch(() => undefined);
+    await opened?.session.close().catch(() => {});
+    await removeQuietly(environment, runDir);
+  };
+  try {
+    const scrubbed = await scrubRunEnv(environment, options.env);
+    opening = openTransport(session.candidates, environment, {
+      runId,
+      runDir,
+      token,
+      dispatcher,
+      maxFrameBytes: limits.maxFrameBytes,
+      interpreter: session.interpreter,
+    });
+    const guest = { environment, runDir, code: kernelSource, tools: session.tools, moduleName: session.moduleName };
+    const { scriptPath, archivePath, opened } = await installGuest(guest, session.candidates[0], opening);
+    const spawned = await environment.spawn(launchScriptCommand(session.interpreter, scriptPath, archivePath), {
+      env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes, liveOutput }),
+      clearEnv: true,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
+    process = new KernelProcess(spawned, { nonce: newRunToken(), module: session.moduleName });
+    const knownSecrets = options.redactSecrets === false ? undefined : scrubbed.secretValues;
+    let closing: Promise<void> | undefined;
+    return { process, dispatcher, opened, scrubbed, knownSecrets, token, close: () => (closing ??= close()) };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function removeQuietly(environment: Environment, path: string): Promise<void> {
+  try {
+    await environment.remove(path);
+  } catch {
+    // The environment may be gone (that is how the kernel ended); nothing is left to clean then.
+  }
+}
