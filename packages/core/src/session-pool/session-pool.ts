@@ -30,9 +30,10 @@ export interface SessionPoolOptions {
 
 export const DEFAULT_SESSION_IDLE_MS = 15 * 60_000;
 
-/** An idle time as the model and the user read it: "15 minutes", "90 seconds". */
+/** An idle time as the model and the user read it: "15 minutes", "90 seconds", "200 ms". */
 export function describeIdleTime(ms: number): string {
   if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = Math.round(ms / 1000);
   return `${seconds} second${seconds === 1 ? "" : "s"}`;
 }
