@@ -39,6 +39,9 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
   let session: CodeSession | undefined;
   let running: AbortController | undefined;
   const lines = createInterface({ input: io.stdin, ...(terminal ? { output: io.stdout, terminal: true } : {}) });
+  // Taken at once: readline's iterator keeps only the lines that arrive after it exists, and piped
+  // input arrives while the backend starts.
+  const input = lines[Symbol.asyncIterator]();
   const reader = new CellReader();
   let stoppedBy: StopSignal | undefined;
   let interruptedIdle = false;
@@ -90,17 +93,17 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       }
     };
     prompt();
-    for await (const line of lines) {
+    for (let line = await input.next(); line.done !== true; line = await input.next()) {
       interruptedIdle = false;
-      const input = reader.push(line);
-      if (input.kind === "cell") await runCell(input.code);
-      else if (input.kind === "command") {
-        if (input.name === "quit" || input.name === "exit" || input.name === "q") break;
-        if (input.name === "reset") {
+      const read = reader.push(line.value);
+      if (read.kind === "cell") await runCell(read.code);
+      else if (read.kind === "command") {
+        if (read.name === "quit" || read.name === "exit" || read.name === "q") break;
+        if (read.name === "reset") {
           await session.reset();
           io.stderr.write("codecall: the session was reset: the next cell starts fresh\n");
-        } else if (input.name === "help") io.stdout.write(REPL_COMMANDS_HELP);
-        else io.stderr.write(`codecall: unknown command :${input.name} (:help lists them)\n`);
+        } else if (read.name === "help") io.stdout.write(REPL_COMMANDS_HELP);
+        else io.stderr.write(`codecall: unknown command :${read.name} (:help lists them)\n`);
       }
       prompt();
     }
