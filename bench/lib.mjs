@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: statistics, formatting, and the Python loop that times tool
 // calls from inside the script (so the numbers are what a script sees, not what the host sees).
 import { readFileSync } from "node:fs";
-import { defineTool, executeCode } from "@codecall/core";
+import { createCodeSession, defineTool, executeCode } from "@codecall/core";
 import { builtinTools } from "@codecall/tools";
 
 // The figures measured before the last round of speed work (baseline.json), printed beside the
@@ -174,4 +174,62 @@ export function agentGoalMeasures(transport) {
     ["10 concurrent terminal('sleep 0.3'), wall", "ms", (environment) => concurrentSleepWall({ environment, transport, runs: 1 })],
     ["executeCode(print('hi')), environment up", "ms", (environment) => printRunTimes({ environment, transport, runs: 3 })],
   ];
+}
+
+/**
+ * The SSH server the integration tests use: CODECALL_SSH_* variables, else the provisioning
+ * script's env file (scripts/ci/sshd.sh); undefined when neither names one.
+ */
+export function sshServerOptions() {
+  const vars = {};
+  try {
+    const text = readFileSync(`${process.env.CODECALL_SSHD_STATE ?? "/tmp/codecall-ci/sshd"}/env`, "utf8");
+    for (const [, name, value] of text.matchAll(/^export (CODECALL_SSH_[A-Z_]+)=(.*)$/gm)) vars[name] = value;
+  } catch {
+    // No provisioned server on this machine; the variables may still name one.
+  }
+  for (const [name, value] of Object.entries(process.env)) if (name.startsWith("CODECALL_SSH_") && value) vars[name] = value;
+  if (!vars.CODECALL_SSH_HOST || !vars.CODECALL_SSH_KEY) return undefined;
+  return {
+    host: vars.CODECALL_SSH_HOST,
+    port: Number(vars.CODECALL_SSH_PORT ?? 22),
+    username: vars.CODECALL_SSH_USER,
+    privateKeyPath: vars.CODECALL_SSH_KEY,
+    knownHostsPath: vars.CODECALL_SSH_KNOWN_HOSTS,
+  };
+}
+
+/**
+ * The session rows of one backend: a cell round trip (`x += 1` in a live session, timed by the
+ * host from run() to its result), a no-op tool call round trip as a script sees it, and a fresh
+ * executeCode of the same cell; samples of the first and last interleaved so load drift hits both.
+ * `interpreter`: the Python command for all three (locally, the real interpreter rather than a shim).
+ */
+export async function reportSessionRoundTrips({ backend, environment, transport, interpreter, cells = 200, runs = 10 }) {
+  const python = interpreter === undefined ? {} : { interpreter };
+  const session = createCodeSession({ environment, transport, ...python });
+  try {
+    await sessionRows({ backend, environment, transport, python, session, cells, runs });
+  } finally {
+    await session.close();
+  }
+}
+
+async function sessionRows({ backend, environment, transport, python, session, cells, runs }) {
+  const check = (result) => {
+    if (result.status !== "success") throw new Error(`${backend}: the cell failed: ${result.output}`);
+  };
+  check(await session.run("x = 0"));
+  for (let index = 0; index < 20; index += 1) check(await session.run("x += 1"));
+  const cellTimes = [];
+  const fresh = [];
+  const perRun = Math.ceil(cells / runs);
+  for (let round = 0; round < runs; round += 1) {
+    cellTimes.push(...(await timeRepeated(perRun, async () => check(await session.run("x += 1")))));
+    fresh.push(...(await timeRepeated(1, async () => check(await executeCode({ environment, transport, ...python, code: "x = 0\nx += 1" })))));
+  }
+  const noop = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20, options: python });
+  report(`${backend}: session cell round trip (x += 1)`, cellTimes, "ms");
+  report(`${backend}: no-op tool call round trip (in a script)`, noop.map((us) => us / 1000), "ms");
+  report(`${backend}: fresh executeCode of the same cell`, fresh, "ms");
 }

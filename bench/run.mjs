@@ -9,6 +9,7 @@ const benches = [
   { file: "local-uds.mjs", pinnable: true },
   { file: "local-file.mjs", pinnable: true },
   { file: "ai-sdk.mjs", pinnable: true },
+  { file: "sessions.mjs" },
   { file: "docker.mjs", optional: true },
   { file: "ssh.mjs", optional: true },
   { file: "modal.mjs", optional: true },

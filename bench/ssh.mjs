@@ -2,8 +2,7 @@
 // login), a no-op command, 20 concurrent oneshots on one connection, and over the file and stream
 // transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool calls and
 // a whole executeCode; then the environment agent against plain execs (`environmentAgent: false`).
-import { readFileSync } from "node:fs";
-import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, sshServerOptions, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);
@@ -16,27 +15,8 @@ const [ssh, file, stream] = await Promise.all(
   ),
 );
 
-/** Same sources as the integration tests: CODECALL_SSH_* variables, else the provisioning script's env file. */
-function serverOptions() {
-  const vars = {};
-  try {
-    const text = readFileSync(`${process.env.CODECALL_SSHD_STATE ?? "/tmp/codecall-ci/sshd"}/env`, "utf8");
-    for (const [, name, value] of text.matchAll(/^export (CODECALL_SSH_[A-Z_]+)=(.*)$/gm)) vars[name] = value;
-  } catch {
-    // No provisioned server on this machine; the variables may still name one.
-  }
-  for (const [name, value] of Object.entries(process.env)) if (name.startsWith("CODECALL_SSH_") && value) vars[name] = value;
-  if (!vars.CODECALL_SSH_HOST || !vars.CODECALL_SSH_KEY) skip("no SSH server configured (run scripts/ci/sshd.sh)");
-  return {
-    host: vars.CODECALL_SSH_HOST,
-    port: Number(vars.CODECALL_SSH_PORT ?? 22),
-    username: vars.CODECALL_SSH_USER,
-    privateKeyPath: vars.CODECALL_SSH_KEY,
-    knownHostsPath: vars.CODECALL_SSH_KNOWN_HOSTS,
-  };
-}
-
-const options = serverOptions();
+const options = sshServerOptions();
+if (options === undefined) skip("no SSH server configured (run scripts/ci/sshd.sh)");
 const probe = await ssh.createEnvironment(options).catch((error) => skip(`cannot reach the SSH server: ${error.message}`));
 await probe.close();
 

@@ -8,6 +8,7 @@ export { describeBackpressure, type BackpressureSuiteOptions } from "./describe-
 export { describeEnvironment, processGoneCommand, type EnvironmentSuiteOptions } from "./describe-environment.js";
 export { describeExecution, type ExecutionSuiteOptions } from "./describe-execution.js";
 export { describeTransport, type MalformedInputCase, type TransportSuiteOptions } from "./describe-transport.js";
+export { describeSessions, type SessionsSuiteOptions } from "./describe-sessions.js";
 export { describeRunEvents, type RunEventsSuiteOptions } from "./describe-run-events.js";
 export { describeReadRace, type CappedReader, type ReadRaceSuiteOptions } from "./describe-read-race.js";
 export { describeIntegration, integrationRequired } from "./integration.js";

@@ -62,6 +62,13 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect((await done).signal).toBe("SIGTERM");
   }, 30_000);
 
+  it("dies of SIGKILL too, which has no handler to reset (a kernel killed from outside)", async () => {
+    const { done } = await launch("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)");
+    const ended = await done;
+    expect(ended.signal).toBe("SIGKILL");
+    expect(ended.stdout).toBe("");
+  });
+
   it("gives the script the interpreter's flags and its arguments", async () => {
     const { done } = await launch("import sys\nprint(sys.flags.dev_mode, sys.argv[0].endswith('script.py'))", "python3 -X dev");
     expect((await done).stdout).toBe("True True\n");

@@ -8,6 +8,7 @@ import {
   describeExecution,
   describeIntegration,
   describeRunEvents,
+  describeSessions,
   describeTransport,
   SOCKET_MALFORMED_INPUT,
 } from "@codecall/conformance";
@@ -115,4 +116,14 @@ print(sum(worker.exitcode == 0 for worker in workers))
     expect(result).toMatchObject({ status: "success", output: "200\n", transport: "stream" });
     expect(result.toolCallsMade).toBe(400);
   }, 180_000);
+});
+
+// Sessions: the kernel is spawned through the environment agent, its cells go down its stdin.
+describeSessions({
+  name: "docker + stream",
+  createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env }),
+  transport: () => createTransport(),
+  unavailableReason: dockerUnavailable,
+  testTimeoutMs: 120_000,
+  concurrentSessions: 8,
 });

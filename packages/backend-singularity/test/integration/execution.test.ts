@@ -3,7 +3,7 @@
 import { FAKE_IMAGE } from "../fake-cli.js";
 import { expect, it } from "vitest";
 import { executeCode, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
+import { describeExecution, describeIntegration, describeSessions, describeTransport, SOCKET_MALFORMED_INPUT } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport as createFileTransport } from "@codecall/transport-file";
 import { createTransport as createStreamTransport } from "@codecall/transport-stream";
@@ -58,4 +58,12 @@ print(terminal(${JSON.stringify(INSTANCE_OF_CALLER)})["output"].strip())
     const target = `instance://${environment.instanceName}`;
     expect(result).toMatchObject({ status: "success", output: `${target}\n${target}\n`, transport: "stream" });
   });
+});
+
+// Sessions in the instance: the kernel is spawned through the environment agent.
+describeSessions({
+  name: "singularity + stream",
+  createEnvironment: ({ env }) => createEnvironment({ image: FAKE_IMAGE, env }),
+  transport: () => createStreamTransport(),
+  concurrentSessions: 8,
 });

@@ -7,6 +7,7 @@ import {
   describeExecution,
   describeIntegration,
   describeRunEvents,
+  describeSessions,
   describeTransport,
   SOCKET_MALFORMED_INPUT,
 } from "@codecall/conformance";
@@ -69,4 +70,14 @@ describeIntegration("transport auto on ssh", sshd.unavailableReason, () => {
     expect(result).toMatchObject({ status: "success", output: "hi\n", transport: "stream" });
     expect(result.transportsSkipped).toBeUndefined();
   }, 120_000);
+});
+
+// Sessions: the kernel is spawned through the environment agent, its cells go down its stdin.
+describeSessions({
+  name: "ssh + stream",
+  createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env }),
+  transport: () => createTransport(),
+  unavailableReason: sshd.unavailableReason,
+  testTimeoutMs: 120_000,
+  concurrentSessions: 8,
 });

@@ -9,7 +9,7 @@
 export interface MarkedStreamHandler {
   /** Output, in order; never split inside a marker. */
   onData(chunk: Uint8Array): void;
-  /** A marker's JSON object (undefined when its line is not valid JSON). */
+  /** A marker's JSON value (a line with the nonce but no JSON after it is data). */
   onMarker(payload: unknown): void;
 }
 
@@ -45,9 +45,19 @@ export class CellMarkerSplitter {
         this.#pending = bytes.slice(start);
         return;
       }
-      this.#handler.onMarker(parse(bytes.subarray(start + this.#nonce.length, end)));
+      const payload = parse(bytes.subarray(start + this.#nonce.length, end));
+      // Only the kernel knows the nonce; a line that has it but no JSON after it is output all the same.
+      if (payload === undefined) this.#emitData(bytes.subarray(start, end + 1));
+      else this.#handler.onMarker(payload);
       bytes = bytes.subarray(end + 1);
     }
+  }
+
+  /** The stream has ended: what was held back (a cut marker, the start of a nonce) is output. */
+  end(): void {
+    const rest = this.#pending;
+    this.#pending = new Uint8Array(0);
+    this.#emitData(rest);
   }
 
   #emitData(bytes: Uint8Array): void {

@@ -10,7 +10,7 @@
  * transport stays open for its whole life, so a cell costs one message down the kernel's stdin
  * and its output back, on every backend.
  */
-import { CodecallError, errorMessage } from "../errors.js";
+import { CodecallError } from "../errors.js";
 import { prepareRun, hasCode, type PreparedRun } from "../execute/prepare-run.js";
 import { redactingSink } from "../execute/redacting-sink.js";
 import { appendNotice, composeResult, environmentFailureMessage, failedResult, formatSeconds, type ExecuteCodeResult } from "../execute/result.js";
@@ -19,6 +19,7 @@ import { RunObserver } from "../execute/run-observer.js";
 import type { SupervisedRun } from "../execute/supervise-script.js";
 import { newRunId } from "../ids.js";
 import { PausableTimer } from "../timers/pausable-timer.js";
+import { CellStop } from "./cell-stop.js";
 import type { CellEnding, CellOutput } from "./kernel-process.js";
 import type { CodeSession, CodeSessionOptions, CodeSessionResult, CodeSessionRunOptions, CodeSessionState } from "./session-options.js";
 import { startKernel, type StartedKernel } from "./start-kernel.js";
@@ -91,8 +92,10 @@ class Session implements CodeSession {
     const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
     const { environment } = this.#prepared;
     const identity = { backend: environment.backendId, transport: this.#prepared.candidates[0].id };
-    if (this.#closed) return cellResult(failedResult("The code session was closed before the cell ran.", { durationSeconds: 0, toolCallsMade: 0, ...identity }), number, "kept");
-    if (!hasCode(code)) return cellResult(failedResult("No code provided.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity }), number, "kept");
+    const failed = (message: string) => failedResult(message, { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
+    const closedMessage = "The code session was closed before the cell ran.";
+    if (this.#closed) return cellResult(failed(closedMessage), number, "kept");
+    if (!hasCode(code)) return cellResult(failed("No code provided."), number, "kept");
 
     const previous = this.#kernel;
     if (previous?.process.ended !== undefined) {
@@ -106,21 +109,20 @@ class Session implements CodeSession {
       try {
         kernel = await startKernel(this.#prepared, this.#options, observer.wantsOutput("stdout") || observer.wantsOutput("stderr"));
       } catch (error) {
-        const failed = failedResult(environmentFailureMessage(environment.backendId, error), { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
-        const result = this.#withState(failed, number, "fresh");
+        const result = this.#withState(failed(environmentFailureMessage(environment.backendId, error)), number, "fresh");
         observer.emit({ type: "finished", runId: `${this.id}-${number}`, result });
         return result;
       }
       if (this.#closed) {
         await kernel.close();
-        return cellResult(failedResult("The code session was closed before the cell ran.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity }), number, "kept");
+        return cellResult(failed(closedMessage), number, "kept");
       }
       this.#kernel = kernel;
     }
     identity.transport = kernel.opened.transport.id;
-    const result = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
+    const { result, killed } = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
     if (fresh && kernel.opened.skipped.length > 0) result.transportsSkipped = [...kernel.opened.skipped];
-    const final = this.#finishCell(kernel, result, number, fresh);
+    const final = this.#finishCell(kernel, result, killed, number, fresh);
     observer.emit({ type: "finished", runId: `${this.id}-${number}`, result: final });
     return final;
   }
@@ -133,7 +135,7 @@ class Session implements CodeSession {
     observer: RunObserver,
     elapsed: () => number,
     identity: { backend: string; transport: string },
-  ): Promise<ExecuteCodeResult & { killed?: boolean }> {
+  ): Promise<{ result: ExecuteCodeResult; killed: boolean }> {
     const { limits } = this.#prepared;
     const runId = `${this.id}-${number}`;
     const timeLimit = new PausableTimer();
@@ -150,50 +152,37 @@ class Session implements CodeSession {
     kernel.dispatcher.begin({ number, dispatcher });
     observer.emit({ type: "started", runId, ...identity });
 
-    let reason: "exited" | "timeout" | "interrupted" = "exited";
-    let interruptReason: string | undefined;
-    let killed = false;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const stop = (why: "timeout" | "interrupted") => {
-      if (reason !== "exited") return;
-      reason = why;
-      dispatcher.close(why === "timeout" ? "the cell timed out" : "the cell was interrupted");
-      kernel.process.interrupt(number);
-      graceTimer = setTimeout(() => {
-        killed = true;
-        void kernel.process.kill();
-      }, limits.killGraceMs);
-    };
-    const onAbort = () => {
-      const cause: unknown = signal?.reason;
-      if (typeof cause === "string" || cause instanceof Error) interruptReason = errorMessage(cause);
-      stop("interrupted");
-    };
-    timeLimit.start(limits.timeoutMs, () => stop("timeout"));
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-
+    const stop = new CellStop({
+      timeLimit,
+      timeoutMs: limits.timeoutMs,
+      killGraceMs: limits.killGraceMs,
+      signal,
+      onStopping: (why) => dispatcher.close(why === "timeout" ? "the cell timed out" : "the cell was interrupted"),
+      interrupt: () => kernel.process.interrupt(number),
+      kill: () => void kernel.process.kill(),
+    });
     const sink = (listen: boolean, emit: (chunk: Uint8Array) => void) => (listen ? redactingSink(emit, kernel.knownSecrets) : undefined);
     const stdoutSink = sink(observer.wantsOutput("stdout"), (chunk) => observer.emit({ type: "stdout", runId, chunk }));
     const stderrSink = sink(observer.wantsOutput("stderr"), (chunk) => observer.emit({ type: "stderr", runId, chunk }));
     let output: CellOutput;
     try {
-      output = await kernel.process.run(number, code, {
+      // Sent before the stop is armed: an interrupt always comes after its cell.
+      const running = kernel.process.run(number, code, {
         maxStdoutBytes: limits.maxStdoutBytes,
         maxStderrBytes: limits.maxStderrBytes,
         guardSecrets: kernel.knownSecrets,
         ...(stdoutSink ? { stdout: stdoutSink } : {}),
         ...(stderrSink ? { stderr: stderrSink } : {}),
       });
+      stop.arm();
+      output = await running;
     } finally {
-      timeLimit.clear();
-      clearTimeout(graceTimer);
-      signal?.removeEventListener("abort", onAbort);
+      stop.disarm();
       kernel.dispatcher.end();
       dispatcher.close();
       await dispatcher.idle();
     }
-    const supervised = supervisedRun(output, reason, interruptReason);
+    const supervised = supervisedRun(output, stop.reason, stop.interruptReason);
     const result = composeResult({
       run: supervised,
       timeoutMs: limits.timeoutMs,
@@ -203,15 +192,14 @@ class Session implements CodeSession {
       knownSecrets: kernel.knownSecrets,
       transportsSkipped: [],
       guest: { moduleName: this.#prepared.moduleName, toolNames: this.#prepared.tools.map((tool) => tool.name) },
-      timeoutMessage: `Cell timed out after ${formatSeconds(limits.timeoutMs)} and was ${killed ? "killed: it did not stop when interrupted" : "interrupted"}.`,
+      timeoutMessage: `Cell timed out after ${formatSeconds(limits.timeoutMs)} and was ${stop.killed ? "killed: it did not stop when interrupted" : "interrupted"}.`,
       ...identity,
     });
-    return killed ? { ...result, killed } : result;
+    return { result, killed: stop.killed };
   }
 
   /** The cell's result with its state: lost when its kernel ended during it, or had before it. */
-  #finishCell(kernel: StartedKernel, result: ExecuteCodeResult & { killed?: boolean }, number: number, fresh: boolean): CodeSessionResult {
-    const { killed, ...composed } = result;
+  #finishCell(kernel: StartedKernel, composed: ExecuteCodeResult, killed: boolean, number: number, fresh: boolean): CodeSessionResult {
     const ending = kernel.process.ended;
     if (ending === undefined) return this.#withState(composed, number, fresh ? "fresh" : "kept");
     const by = this.#endedBy.get(kernel);

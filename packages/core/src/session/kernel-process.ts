@@ -128,7 +128,9 @@ export class KernelProcess {
       onData: (chunk) => this.#data(which, chunk),
       onMarker: (payload) => this.#marker(which, payload),
     });
+    // drainStream reads into a capture; the splitter takes its place and routes what it reads.
     await drainStream(stream, { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never }, undefined, this.#released.signal);
+    splitter.end();
   }
 
   #data(which: "stdout" | "stderr", chunk: Uint8Array): void {

@@ -124,8 +124,9 @@ class Kernel:
             message = json.loads(line)
             if "interrupt" in message:
                 with self.lock:
+                    # A cell not started yet is marked, and does not start (see `serve`).
+                    self.interrupted.add(message["interrupt"])
                     if self.running == message["interrupt"]:
-                        self.interrupted.add(self.running)
                         os.kill(os.getpid(), signal.SIGINT)
                 continue
             with self.arrived:
@@ -151,8 +152,9 @@ class Kernel:
             setattr(threading.main_thread(), "_codecall_cell", number)
             with self.lock:
                 self.running = number
+                cancelled = number in self.interrupted
             try:
-                status, exit_code = self.run_cell(number, request["code"])
+                status, exit_code = ("interrupted", 130) if cancelled else self.run_cell(number, request["code"])
             except KeyboardInterrupt:
                 # Landed in the kernel's own code, after the cell's but before it was reported.
                 status, exit_code = ("interrupted", 130) if number in self.interrupted else ("error", 1)

@@ -1,0 +1,166 @@
+// The session kernel run for real (python3, under the launcher) with the host's end of it,
+// KernelProcess: cells over its stdin, output split at the nonce markers, how cells end, the cell
+// tag on tool calls (the stand-in client of test/python answers each call with its request), and
+// interrupts.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EnvironmentProcess, ProcessExit } from "../src/environment.js";
+import { launchScriptCommand } from "../src/guest/launcher.js";
+import { pythonGuestFiles } from "../src/guest/python-guest.js";
+import { KernelProcess, type CellOutput } from "../src/session/kernel-process.js";
+
+const KERNEL = fileURLToPath(new URL("../src/guest/python/_codecall_kernel.py", import.meta.url));
+const STAND_IN_CLIENT = fileURLToPath(new URL("python/_codecall_client.py", import.meta.url));
+const NONCE = "0123456789abcdef0123456789abcdef";
+
+let dir: string;
+let kernels: EnvironmentProcess[];
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "codecall-kernel-"));
+  kernels = [];
+  const files = pythonGuestFiles({ tools: [], clientSource: await readFile(STAND_IN_CLIENT, "utf8") });
+  for (const file of files) await writeFile(path.join(dir, file.name), file.data);
+  await writeFile(path.join(dir, "script.py"), await readFile(KERNEL, "utf8"));
+});
+afterEach(async () => {
+  await Promise.all(kernels.map((kernel) => kernel.kill()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The kernel as a local process, in the shape `Environment.spawn` gives. */
+function spawnKernel(): EnvironmentProcess {
+  const child = spawn("sh", ["-c", launchScriptCommand("python3", path.join(dir, "script.py"))], {
+    env: { PATH: process.env.PATH ?? "", PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1", CODECALL_OUTPUT: "buffered" },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  const exited = new Promise<ProcessExit>((resolve) =>
+    child.on("close", (code, signal) => resolve(signal ? { exitCode: 128, signal } : { exitCode: code ?? 1 })),
+  );
+  const kernel: EnvironmentProcess = {
+    stdin: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    stdout: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    stderr: Readable.toWeb(child.stderr) as ReadableStream<Uint8Array>,
+    wait: () => exited,
+    kill: async () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    },
+  };
+  kernels.push(kernel);
+  return kernel;
+}
+
+const sinks = { maxStdoutBytes: 10_000, maxStderrBytes: 10_000, guardSecrets: undefined };
+
+function start(): KernelProcess {
+  return new KernelProcess(spawnKernel(), { nonce: NONCE, module: "codecall" });
+}
+
+const text = (output: CellOutput) => ({ stdout: output.stdout.text, stderr: output.stderr.text, ending: output.ending });
+
+describe("the session kernel", () => {
+  it("runs cells in the same globals and splits their output exactly at the markers", async () => {
+    const kernel = start();
+    expect(text(await kernel.run(1, "import sys\nx = 40\nprint('one', end='')\nprint('err', file=sys.stderr)", sinks))).toEqual({
+      stdout: "one",
+      stderr: "err\n",
+      ending: { kind: "finished", status: "ok", exitCode: 0 },
+    });
+    // The nonce without a marker after it is output; so is anything that only looks like one.
+    const output = await kernel.run(2, `x += 2\nprint(x)\nprint(${JSON.stringify(`${NONCE}garbage`)})\nprint('{"cell": 2, "status": "ok"}')`, sinks);
+    expect(text(output)).toEqual({
+      stdout: `42\n${NONCE}garbage\n{"cell": 2, "status": "ok"}\n`,
+      stderr: "",
+      ending: { kind: "finished", status: "ok", exitCode: 0 },
+    });
+  });
+
+  it("reports errors, sys.exit and syntax errors as a script would end, and keeps going", async () => {
+    const kernel = start();
+    const failed = await kernel.run(1, "def f():\n    raise ValueError('boom')\nf()", sinks);
+    expect(failed.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
+    expect(failed.stderr.text).toBe(
+      'Traceback (most recent call last):\n  File "<cell 1>", line 3, in <module>\n    f()\n  File "<cell 1>", line 2, in f\n    raise ValueError(\'boom\')\nValueError: boom\n',
+    );
+    expect((await kernel.run(2, "import sys\nsys.exit(3)", sinks)).ending).toEqual({ kind: "finished", status: "ok", exitCode: 3 });
+    expect(text(await kernel.run(3, "import sys\nsys.exit('bye')", sinks))).toMatchObject({ stderr: "bye\n", ending: { exitCode: 1 } });
+    const syntax = await kernel.run(4, "x = (", sinks);
+    expect(syntax.ending).toMatchObject({ status: "error", exitCode: 1 });
+    expect(syntax.stderr.text).toMatch(/^ {2}File "<cell 4>", line 1\n[\s\S]*SyntaxError: /);
+    expect(text(await kernel.run(5, "print(f.__name__)", sinks))).toMatchObject({ stdout: "f\n", stderr: "" });
+  });
+
+  it("gives cells an empty stdin: the host's channel is out of their reach", async () => {
+    const kernel = start();
+    expect(text(await kernel.run(1, "import sys\nprint(repr(sys.stdin.read()))", sinks))).toMatchObject({ stdout: "''\n" });
+  });
+
+  it("tags each tool call with the cell its code belongs to: thread, pool task and forked child", async () => {
+    const kernel = start();
+    const cellOf = "def cell_of():\n    return _codecall_client.submit('tools/call', {'name': 'x'}).result()['params'].get('cell')\n";
+    await kernel.run(
+      1,
+      `import _codecall_client, os, threading\nfrom concurrent.futures import ThreadPoolExecutor\n${cellOf}go = threading.Event()\nseen = []\nt = threading.Thread(target=lambda: (go.wait(), seen.append(cell_of())))\nt.start()\npool = ThreadPoolExecutor(1)\npool.submit(cell_of).result()`,
+      sinks,
+    );
+    const output = await kernel.run(
+      2,
+      "go.set(); t.join()\nread, write = os.pipe()\nif os.fork() == 0:\n    os.write(write, str(cell_of()).encode())\n    os._exit(0)\nos.wait()\nprint(cell_of(), seen[0], pool.submit(cell_of).result(), os.read(read, 10).decode())",
+      sinks,
+    );
+    expect(text(output)).toMatchObject({ stdout: "2 1 2 2\n", stderr: "" });
+  });
+
+  it("interrupts the running cell on request (KeyboardInterrupt) and keeps its state", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    const running = kernel.run(2, "import time\nprint('sleeping', flush=True)\ntime.sleep(60)", {
+      ...sinks,
+      stdout: { write: () => kernel.interrupt(2), end: () => {} },
+    });
+    expect(text(await running)).toEqual({ stdout: "sleeping\n", stderr: "", ending: { kind: "finished", status: "interrupted", exitCode: 130 } });
+    // An interrupt for a cell that has ended does nothing.
+    kernel.interrupt(2);
+    expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
+  });
+
+  it("treats a KeyboardInterrupt the cell raises itself as an error", async () => {
+    const kernel = start();
+    const output = await kernel.run(1, "raise KeyboardInterrupt", sinks);
+    expect(output.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
+    expect(output.stderr.text).toContain("KeyboardInterrupt");
+  });
+
+  it("ends a forked child that runs on past the cell's end, with one result for the cell", async () => {
+    const kernel = start();
+    const output = await kernel.run(1, "import os\nforked = os.fork()\nprint('child' if forked == 0 else 'parent', flush=True)\nif forked: os.waitpid(forked, 0)", sinks);
+    expect(output.stdout.text.split("\n").sort()).toEqual(["", "child", "parent"]);
+    expect(text(await kernel.run(2, "print(forked > 0)", sinks))).toMatchObject({ stdout: "True\n" });
+  });
+
+  it("ends the running cell when the kernel dies, with what it printed", async () => {
+    const kernel = start();
+    const output = await kernel.run(1, "import os, signal\nprint('last words', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)", sinks);
+    expect(text(output)).toEqual({ stdout: "last words\n", stderr: "", ending: { kind: "died", exit: { exitCode: 128, signal: "SIGKILL" } } });
+    expect(kernel.ended).toEqual(output.ending);
+    // A later cell ends at once, the same way.
+    expect((await kernel.run(2, "print(1)", sinks)).ending).toEqual(output.ending);
+  });
+
+  it("hands what the kernel printed before its first cell to that cell (a failed start says why)", async () => {
+    const kernel = new KernelProcess(spawnKernel(), { nonce: NONCE, module: "no_such_tools_module" });
+    const output = await kernel.run(1, "print(1)", sinks);
+    expect(output.ending).toMatchObject({ kind: "died", exit: { exitCode: 1 } });
+    expect(output.stderr.text).toContain("ModuleNotFoundError: No module named 'no_such_tools_module'");
+  });
+});
