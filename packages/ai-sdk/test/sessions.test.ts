@@ -119,6 +119,24 @@ describe("codeTool({ session })", () => {
     expect(text).toMatchObject({ type: "text", value: expect.stringMatching(/^status: success \(cell 1, state lost, 0 tool calls/) as string });
   });
 
+  it("each cell's approvals are decided for its own call's conversation", async () => {
+    const remember = defineTool({
+      name: "remember",
+      description: "Stores a note.",
+      parameters: { type: "object", properties: {}, additionalProperties: false },
+      needsApproval: true,
+      execute: () => "stored",
+    });
+    const tool = sessionTool({
+      tools: [remember],
+      onApproval: (request, call) => (byChat(call) === "chat-trusted" ? "approve" : { type: "deny", reason: `not in ${byChat(call)}` }),
+    });
+    const code = "from codecall import remember, ToolError\ntry:\n    print(remember())\nexcept ToolError as error:\n    print('denied:', error)";
+    expect((await call(tool, { code }, "chat-trusted")).output).toBe("stored\n");
+    expect((await call(tool, { code }, "chat-other")).output).toMatch(/^denied: .*not in chat-other/);
+    expect((await call(tool, { code }, "chat-trusted")).output).toBe("stored\n");
+  });
+
   it("runs through generateText, the conversation named by experimental_context", async () => {
     const tool = sessionTool();
     await generateText({

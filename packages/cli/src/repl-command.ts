@@ -125,7 +125,8 @@ function report(result: CodeSessionResult, json: boolean, io: CliIO): void {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  if (result.state === "lost") io.stderr.write(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}\n`);
+  if (result.state === "lost")
+    io.stderr.write(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}\n`);
   if (result.status === "success") return;
   const hint = /\nHint: (.*)$/.exec(result.output)?.[1];
   io.stderr.write(`codecall: [cell ${result.cell}] ${result.status}${result.error ? ` — ${result.error}` : ""}\n`);

@@ -23,7 +23,8 @@ export function sessionFlagsFrom(values: Record<string, unknown>): CodeToolSessi
   const options: CodeToolSessionOptions = {};
   if (idle !== undefined) {
     const seconds = Number(idle);
-    if (!/^\d+(\.\d+)?$/.test(idle) || !(seconds > 0)) throw new UsageError(`--session-idle wants a number of seconds above 0, got ${idle}`, USAGE_EXIT_CODE);
+    if (!/^\d+(\.\d+)?$/.test(idle) || !(seconds > 0))
+      throw new UsageError(`--session-idle wants a number of seconds above 0, got ${idle}`, USAGE_EXIT_CODE);
     options.idleMs = Math.round(seconds * 1000);
   }
   if (max !== undefined) {

@@ -11,7 +11,11 @@ describe("codecall mcp serve --session", () => {
   beforeAll(async () => {
     client = new Client({ name: "cli-session-test", version: "1.0.0" });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "serve", "--no-builtin-tools", "--session", "--session-idle", "600"], stderr: "pipe" }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, "mcp", "serve", "--no-builtin-tools", "--session", "--session-idle", "600"],
+        stderr: "pipe",
+      }),
     );
   });
 
@@ -38,6 +42,8 @@ describe("codecall mcp serve --session", () => {
       code: 2,
       stderr: "codecall: --max-sessions wants a whole number of at least 1, got 0\n",
     });
-    expect((await runCli(["mcp", "serve", "--session", "--session-idle", "soon"])).stderr).toContain("--session-idle wants a number of seconds above 0");
+    expect((await runCli(["mcp", "serve", "--session", "--session-idle", "soon"])).stderr).toContain(
+      "--session-idle wants a number of seconds above 0",
+    );
   });
 });

@@ -51,7 +51,12 @@ describe("codecall repl with piped input", () => {
 
   it("cells call the host's tools; the end of input runs the cell still open; :quit ignores the rest", async () => {
     await writeFile(path.join(dir, "notes.txt"), "remembered\n");
-    const stdin = lines("from codecall import read_file", "file = read_file('notes.txt')", "for line in file['content'].splitlines():", "    print(line.split('|')[1])");
+    const stdin = lines(
+      "from codecall import read_file",
+      "file = read_file('notes.txt')",
+      "for line in file['content'].splitlines():",
+      "    print(line.split('|')[1])",
+    );
     const result = await runCli(["repl", "--allow-tools", "read_file"], { cwd: dir, stdin });
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("remembered\n");

@@ -121,14 +121,17 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
         type: "string",
         description: `Python 3 source to run. Import tools with \`from ${moduleName} import ...\` and print your final result to stdout.`,
       },
-      ...(cells ? { reset: { type: "boolean", description: "Start from a fresh Python session (drop all earlier state) before running code." } } : {}),
+      ...(cells
+        ? { reset: { type: "boolean", description: "Start from a fresh Python session (drop all earlier state) before running code." } }
+        : {}),
     },
     required: ["code"],
     additionalProperties: false,
   };
   const canApprove = options.canApprove ?? options.onApproval !== undefined;
   const session = cells ? { idleMs: cells.pool.idleMs } : undefined;
-  const describe = (describeOptions: DescribeCodeToolOptions) => describeCodeTool(tools, limits, moduleName, { ...(session ? { session } : {}), ...describeOptions });
+  const describe = (describeOptions: DescribeCodeToolOptions) =>
+    describeCodeTool(tools, limits, moduleName, { ...(session ? { session } : {}), ...describeOptions });
   const close = async () => {
     if (cells?.ownsPool) await cells.pool.close();
   };

@@ -170,7 +170,14 @@ describe("SessionPool", () => {
       .catch((error: unknown) => error);
     expect((failure as Error).message).toBe("no kernel today");
     expect(pool.size).toBe(0);
-    expect(await pool.use("bob", "tools-1", async () => new Closeable("bob"), async () => "ran")).toBe("ran");
+    expect(
+      await pool.use(
+        "bob",
+        "tools-1",
+        async () => new Closeable("bob"),
+        async () => "ran",
+      ),
+    ).toBe("ran");
     await pool.close();
   });
 

@@ -65,7 +65,14 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
       description: tool.description,
       inputSchema: {
         code: z.string().describe(codeDescription),
-        ...(tool.keepsState ? { reset: z.boolean().optional().describe(resetDescription ?? "Start from a fresh Python session first.") } : {}),
+        ...(tool.keepsState
+          ? {
+              reset: z
+                .boolean()
+                .optional()
+                .describe(resetDescription ?? "Start from a fresh Python session first."),
+            }
+          : {}),
       },
       outputSchema: EXECUTE_CODE_OUTPUT_SHAPE,
       annotations: EXECUTE_CODE_ANNOTATIONS,

@@ -9,7 +9,7 @@
  * listeners are those of the call running it (cells of one session run one at a time), so tools
  * sharing a pool, and calls of different MCP clients, each get their own.
  */
-import type { ApprovalHandler } from "../approval.js";
+import type { ApprovalHandler, ApprovalRequest } from "../approval.js";
 import type { Environment } from "../environment.js";
 import type { RunEvent } from "../events.js";
 import type { ExecuteCodeOptions } from "../execute/execute-options.js";
@@ -113,19 +113,28 @@ export class SessionCells {
   async #open(): Promise<RoutedSession> {
     const { environment: provide, ...options } = this.#setup;
     const environment = typeof provide === "function" ? await provide() : provide;
-    let routed: RoutedSession | undefined;
-    const session = await createCodeSession({
-      ...options,
-      environment,
-      // Cells run one at a time: the running cell's call decides and listens.
-      onApproval: (request) => {
-        const handler = routed?.route?.onApproval;
-        if (handler === undefined) return { type: "deny", reason: `${request.tool} needs approval, and nobody can approve calls in this run` };
-        return handler(request);
-      },
-      onEvent: (event) => routed?.route?.listeners.forEach((listener) => callSafely(listener, event)),
-    });
-    routed = { session, route: undefined, close: () => session.close() };
+    // Cells run one at a time: the running cell's call decides and listens.
+    const routed: RoutedSession = {
+      session: createCodeSession({
+        ...options,
+        environment,
+        // Only where a call can need approval: an approver makes a session pause the time limit
+        // for approvals, which a tool set without such tools never waits for.
+        ...(this.#setup.tools.some((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)
+          ? {
+              onApproval: (request: ApprovalRequest) => {
+                const handler = routed.route?.onApproval;
+                if (handler === undefined)
+                  return { type: "deny" as const, reason: `${request.tool} needs approval, and nobody can approve calls in this run` };
+                return handler(request);
+              },
+            }
+          : {}),
+        onEvent: (event) => routed.route?.listeners.forEach((listener) => callSafely(listener, event)),
+      }),
+      route: undefined,
+      close: () => routed.session.close(),
+    };
     return routed;
   }
 }

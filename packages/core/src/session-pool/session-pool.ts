@@ -209,7 +209,7 @@ export class SessionPool<S extends PoolableSession> {
     entry.fingerprint = fingerprint;
     entry.session = this.#create(create);
     entry.used = true;
-    this.#track(old.then((session) => session.close()));
+    void this.#track(old.then((session) => session.close()));
     await entry.session.catch((error: unknown) => {
       if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
       throw error;
