@@ -103,6 +103,23 @@ describe("codeTool({ session })", () => {
     await pool.close();
   });
 
+  it("tools built per request with the same schema keep the session, and each call runs its own request's implementation", async () => {
+    const pool = createCodeSessionPool();
+    const whoAmI = (user: string) =>
+      defineTool({
+        name: "who_am_i",
+        description: "Names the user of this request.",
+        parameters: { type: "object", properties: {}, additionalProperties: false },
+        execute: () => user,
+      });
+    const forAda = sessionTool({ tools: [whoAmI("ada")], session: { pool } });
+    expect((await call(forAda, { code: "from codecall import who_am_i\nseen = [who_am_i()]\nprint(seen)" }, "chat-r")).output).toBe("['ada']\n");
+    const forBob = sessionTool({ tools: [whoAmI("bob")], session: { pool } });
+    const second = await call(forBob, { code: "seen.append(who_am_i())\nprint(seen)" }, "chat-r");
+    expect(second).toMatchObject({ state: "kept", output: "['ada', 'bob']\n" });
+    await pool.close();
+  });
+
   it("tells the model the cell and state, and that an expired session's state is gone", async () => {
     const tool = sessionTool({ session: { idleMs: 200 } });
     await call(tool, { code: "z = 1" }, "chat-idle");

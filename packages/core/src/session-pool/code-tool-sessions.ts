@@ -5,9 +5,9 @@
  * a conversation that had one (idle too long, evicted, another tool set), the result says the
  * earlier state is gone, as a session says so after losing its kernel.
  *
- * A session is made with the options of the tool that first needed it; each cell's approver and
- * listeners are those of the call running it (cells of one session run one at a time), so tools
- * sharing a pool, and calls of different MCP clients, each get their own.
+ * A session is made with the options of the tool that first needed it; each cell's approver,
+ * listeners and tool implementations are those of the call running it (cells of one session run
+ * one at a time), so tools sharing a pool, and calls of different MCP clients, each get their own.
  */
 import type { ApprovalHandler, ApprovalRequest } from "../approval.js";
 import type { Environment } from "../environment.js";
@@ -20,6 +20,7 @@ import { createCodeSession } from "../session/code-session.js";
 import type { CodeSession, CodeSessionResult } from "../session/session-options.js";
 import type { ToolDefinition } from "../tool.js";
 import { describeIdleTime, SessionPool, type SessionEndReason, type SessionPoolOptions } from "./session-pool.js";
+import { routedTool } from "./routed-tool.js";
 import { sessionFingerprint } from "./tool-set-fingerprint.js";
 
 /** A pool's session, with the approver and listeners of the call whose cell runs in it. */
@@ -33,6 +34,8 @@ export interface RoutedSession {
 interface CellRoute {
   onApproval?: ApprovalHandler | undefined;
   listeners: readonly ((event: RunEvent) => void)[];
+  /** The calling tool's own tools, by name (see routed-tool.ts). */
+  tools: ReadonlyMap<string, ToolDefinition>;
 }
 
 /**
@@ -82,12 +85,14 @@ export class SessionCells {
   readonly ownsPool: boolean;
   readonly #setup: SessionCellsSetup;
   readonly #fingerprint: string;
+  readonly #tools: ReadonlyMap<string, ToolDefinition>;
 
   constructor(setup: SessionCellsSetup, options: CodeToolSessionOptions) {
     this.#setup = setup;
     this.ownsPool = options.pool === undefined;
     this.pool = options.pool ?? createCodeSessionPool(options);
     this.#fingerprint = sessionFingerprint({ ...setup, environment: setup.environment });
+    this.#tools = new Map(setup.tools.map((tool) => [tool.name, tool]));
   }
 
   /** Runs `code` as a cell of the call's conversation (after a reset when asked). */
@@ -99,7 +104,7 @@ export class SessionCells {
       () => this.#open(),
       async ({ session: routed, origin, previousEnd }) => {
         if (call.reset === true && origin === "existing") await routed.session.reset();
-        routed.route = { onApproval: call.onApproval, listeners: call.listeners };
+        routed.route = { onApproval: call.onApproval, listeners: call.listeners, tools: this.#tools };
         try {
           const result = await routed.session.run(code, call.signal ? { signal: call.signal } : {});
           return previousEnd === undefined || call.reset === true ? result : withLossNote(result, previousEnd, this.pool.idleMs);
@@ -118,6 +123,7 @@ export class SessionCells {
       session: createCodeSession({
         ...options,
         environment,
+        tools: options.tools.map((tool) => routedTool(tool, () => routed.route?.tools.get(tool.name))),
         // Only where a call can need approval: an approver makes a session pause the time limit
         // for approvals, which a tool set without such tools never waits for.
         ...(this.#setup.tools.some((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)

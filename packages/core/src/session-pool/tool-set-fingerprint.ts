@@ -1,6 +1,7 @@
 /**
  * What a session was made for, as one comparable string: the stub module its scripts import
- * (every tool's name, parameters and description), and what else its kernel was started with.
+ * (every tool's name, parameters and description), which tools need approval, and what else its
+ * kernel was started with.
  * Two tools with equal fingerprints can share a conversation's session; any difference means a
  * new session, so no script ever imports stubs of another tool set.
  */
@@ -25,6 +26,15 @@ let nextIdentity = 1;
 export function sessionFingerprint(setup: SessionSetup): string {
   let environment = identities.get(setup.environment);
   if (environment === undefined) identities.set(setup.environment, (environment = nextIdentity++));
-  const facts = { environment, limits: setup.limits, cwd: setup.cwd ?? null, interpreter: setup.interpreter ?? null, module: setup.moduleName };
+  // Whether calls need approval is not in the stubs, but a session keeps each tool's kind of rule.
+  const approvals = setup.tools.map((tool) => (typeof tool.needsApproval === "function" ? "function" : tool.needsApproval === true));
+  const facts = {
+    environment,
+    limits: setup.limits,
+    cwd: setup.cwd ?? null,
+    interpreter: setup.interpreter ?? null,
+    module: setup.moduleName,
+    approvals,
+  };
   return `${JSON.stringify(facts)}\n${generatePythonModule({ tools: setup.tools, moduleName: setup.moduleName })}`;
 }
