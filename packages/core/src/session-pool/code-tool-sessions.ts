@@ -107,7 +107,10 @@ export class SessionCells {
         routed.route = { onApproval: call.onApproval, listeners: call.listeners, tools: this.#tools };
         try {
           const result = await routed.session.run(code, call.signal ? { signal: call.signal } : {});
-          return previousEnd === undefined || call.reset === true ? result : withLossNote(result, previousEnd, this.pool.idleMs);
+          // A cell that lost its own kernel already says so; otherwise the pool's reason is the news.
+          return previousEnd === undefined || call.reset === true || result.state === "lost"
+            ? result
+            : withLossNote(result, previousEnd, this.pool.idleMs);
         } finally {
           routed.route = undefined;
         }
