@@ -230,6 +230,10 @@ async function sessionRows({ backend, environment, transport, python, session, c
   }
   const noop = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20, options: python });
   report(`${backend}: session cell round trip (x += 1)`, cellTimes, "ms");
-  report(`${backend}: no-op tool call round trip (in a script)`, noop.map((us) => us / 1000), "ms");
+  report(
+    `${backend}: no-op tool call round trip (in a script)`,
+    noop.map((us) => us / 1000),
+    "ms",
+  );
   report(`${backend}: fresh executeCode of the same cell`, fresh, "ms");
 }

@@ -2,7 +2,16 @@
 // login), a no-op command, 20 concurrent oneshots on one connection, and over the file and stream
 // transports the tool-call round trip as the script sees it, ten concurrent 0.3 s tool calls and
 // a whole executeCode; then the environment agent against plain execs (`environmentAgent: false`).
-import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, sshServerOptions, timeRepeated } from "./lib.mjs";
+import {
+  agentGoalMeasures,
+  compareAgentAndPlain,
+  concurrentSleepWall,
+  noopRoundTrips,
+  printRunTimes,
+  report,
+  sshServerOptions,
+  timeRepeated,
+} from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);

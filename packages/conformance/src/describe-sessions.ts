@@ -11,6 +11,7 @@ import {
   type CodeSession,
   type CodeSessionOptions,
   type Environment,
+  type RunEvent,
   type ToolDefinition,
   type Transport,
 } from "@codecall/core";
@@ -142,7 +143,9 @@ leftover.start()
 `);
         const result = await kernel.run("go.set(); leftover.join(); print(outcome[0]); print(codecall.echo(text='mine')['text'])");
         expect(result.status).toBe("success");
-        expect(result.output).toMatch(/^echo: Tool call refused: it came from code of cell 1, which has ended .*only code of the running cell \(2\) may call tools\.\nmine\n$/);
+        expect(result.output).toMatch(
+          /^echo: Tool call refused: it came from code of cell 1, which has ended .*only code of the running cell \(2\) may call tools\.\nmine\n$/,
+        );
         expect(result.toolCallsMade).toBe(1);
       },
       timeout,
@@ -170,7 +173,7 @@ leftover.start()
     );
 
     it(
-      "gives the kernel the scrubbed env and no stdin; masks secrets in the output",
+      "gives the kernel the scrubbed env, the cwd asked for and no stdin; masks secrets in the output",
       async () => {
         const kernel = session({ env: { passthrough: ["OPENAI_API_KEY"] } });
         const result = await kernel.run(`
@@ -182,8 +185,36 @@ print(repr(sys.stdin.read()))
         expect(result.output).not.toContain(PLANTED_SECRET.OPENAI_API_KEY);
         expect(result.output).not.toMatch(/^None\n/);
         expect(result.output).toMatch(/\n''\n$/);
-        const hidden = await session().run("import os\nprint(os.environ.get('OPENAI_API_KEY'))");
-        expect(hidden.output).toBe("None\n");
+        const scratch = await environment.tempDir();
+        try {
+          const hidden = await session({ cwd: scratch }).run("import os\nprint(os.environ.get('OPENAI_API_KEY'), os.getcwd())");
+          expect(hidden.output).toBe(`None ${(await environment.execute("pwd -P", { cwd: scratch })).stdout}`);
+        } finally {
+          await environment.remove(scratch);
+        }
+      },
+      timeout,
+    );
+
+    it(
+      "reports each cell as a run of its own to the listeners: started, live output, tool calls, finished",
+      async () => {
+        const events: RunEvent[] = [];
+        const chunks: string[] = [];
+        const decoder = new TextDecoder();
+        const kernel = session({ onEvent: (event) => events.push(event), onStdout: (chunk) => chunks.push(decoder.decode(chunk)) });
+        await kernel.run("print('first')");
+        const second = await kernel.run("import codecall\nprint(codecall.echo(text='second')['text'])");
+        const runIds = [...new Set(events.map((event) => event.runId))];
+        expect(runIds).toHaveLength(2);
+        expect(runIds.every((runId) => runId.startsWith(kernel.id))).toBe(true);
+        const ofSecond = events.filter((event) => event.runId === runIds[1]).map((event) => event.type);
+        expect(ofSecond[0]).toBe("started");
+        expect(ofSecond.at(-1)).toBe("finished");
+        expect(ofSecond).toEqual(expect.arrayContaining(["tool-call-start", "tool-call-end", "stdout"]));
+        expect(events.at(-1)).toMatchObject({ type: "finished", result: { cell: 2, state: "kept", output: "second\n" } });
+        expect(second.output).toBe("second\n");
+        expect(chunks.join("")).toBe("first\nsecond\n");
       },
       timeout,
     );
@@ -288,7 +319,9 @@ print(repr(sys.stdin.read()))
         const scratch = await environment.tempDir();
         try {
           const pidFile = `${scratch}/child.pid`;
-          await kernel.run(`import os, subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))`);
+          await kernel.run(
+            `import os, subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))`,
+          );
           await kernel.close();
           expect((await environment.execute(processGoneCommand(pidFile))).stdout.trim()).toBe("gone");
           await expect(kernel.run("print(1)")).rejects.toMatchObject({ code: "SESSION_CLOSED" });

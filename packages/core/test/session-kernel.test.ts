@@ -143,7 +143,11 @@ describe("the session kernel", () => {
 
   it("ends a forked child that runs on past the cell's end, with one result for the cell", async () => {
     const kernel = start();
-    const output = await kernel.run(1, "import os\nforked = os.fork()\nprint('child' if forked == 0 else 'parent', flush=True)\nif forked: os.waitpid(forked, 0)", sinks);
+    const output = await kernel.run(
+      1,
+      "import os\nforked = os.fork()\nprint('child' if forked == 0 else 'parent', flush=True)\nif forked: os.waitpid(forked, 0)",
+      sinks,
+    );
     expect(output.stdout.text.split("\n").sort()).toEqual(["", "child", "parent"]);
     expect(text(await kernel.run(2, "print(forked > 0)", sinks))).toMatchObject({ stdout: "True\n" });
   });

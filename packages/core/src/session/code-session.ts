@@ -206,7 +206,8 @@ class Session implements CodeSession {
     let why: string;
     if (by === "reset") why = "the session was reset while the cell ran";
     else if (by === "close") why = "the session was closed while the cell ran";
-    else if (killed) why = `the cell did not stop within ${formatSeconds(this.#prepared.limits.killGraceMs)} of being interrupted, so the session's kernel was killed`;
+    else if (killed)
+      why = `the cell did not stop within ${formatSeconds(this.#prepared.limits.killGraceMs)} of being interrupted, so the session's kernel was killed`;
     else why = `the session's kernel ended during the cell (${describeEnding(ending)})`;
     if (this.#kernel === kernel) void this.#endKernel("reset");
     // A reset or close is the caller's own doing: the next cell starts fresh without a notice.

@@ -129,7 +129,12 @@ export class KernelProcess {
       onMarker: (payload) => this.#marker(which, payload),
     });
     // drainStream reads into a capture; the splitter takes its place and routes what it reads.
-    await drainStream(stream, { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never }, undefined, this.#released.signal);
+    await drainStream(
+      stream,
+      { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never },
+      undefined,
+      this.#released.signal,
+    );
     splitter.end();
   }
 

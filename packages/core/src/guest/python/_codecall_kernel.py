@@ -105,6 +105,7 @@ class Kernel:
         # Guards `running` against the reader's interrupt: no SIGINT is sent once a cell has ended.
         self.lock = threading.Lock()
         self.running = None  # type: Optional[int]
+        self.ended = 0  # The last cell that has ended.
         self.interrupted = set()  # type: set
         self.globals = self._cell_module().__dict__
 
@@ -123,10 +124,13 @@ class Kernel:
         for line in self.control:
             message = json.loads(line)
             if "interrupt" in message:
+                number = message["interrupt"]
                 with self.lock:
-                    # A cell not started yet is marked, and does not start (see `serve`).
-                    self.interrupted.add(message["interrupt"])
-                    if self.running == message["interrupt"]:
+                    # A cell not started yet is marked, and does not start (see `serve`); one
+                    # that has ended is left alone.
+                    if number > self.ended:
+                        self.interrupted.add(number)
+                    if self.running == number:
                         os.kill(os.getpid(), signal.SIGINT)
                 continue
             with self.arrived:
@@ -190,7 +194,8 @@ class Kernel:
             try:
                 with self.lock:
                     self.running = None
-                self.interrupted.discard(number)
+                    self.ended = number
+                    self.interrupted.discard(number)
                 _flush()
                 stderr_marked = _write(2, self.nonce + json.dumps({"cell": number}).encode() + b"\n")
                 outcome = {"cell": number, "status": status, "exitCode": exit_code, "stderr": stderr_marked}
