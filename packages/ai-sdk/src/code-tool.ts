@@ -11,14 +11,17 @@ import {
   type ApprovalRequest,
   type CodeToolArgs,
   type CodeToolOptions,
-  type ExecuteCodeResult,
+  type CodeToolResult,
 } from "@codecall/core";
 import { validateAgainstSchema } from "@codecall/core/backend-kit";
 import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolExecutionOptions } from "ai";
 import { codeResultToModelOutput } from "./model-output.js";
 
-/** The AI SDK tool `codeTool()` returns: input `{ code }`, output codecall's result. */
-export type AiSdkCodeTool = Tool<CodeToolArgs, ExecuteCodeResult>;
+/**
+ * The AI SDK tool `codeTool()` returns: input `{ code }` (and `reset` with `session`), output
+ * codecall's result. `close()` ends the sessions it keeps (with `session` and no shared `pool`).
+ */
+export type AiSdkCodeTool = Tool<CodeToolArgs, CodeToolResult> & { close(): Promise<void> };
 
 /** The `execute_code` call a script runs in, as the AI SDK gave it to the tool. */
 export type AiSdkToolCall = Pick<ToolExecutionOptions, "toolCallId" | "messages" | "experimental_context">;
@@ -46,6 +49,15 @@ export interface AiSdkCodeToolOptions extends Omit<CodeToolOptions, "onApproval"
    * decides the calls inside a running script.
    */
   needsApproval?: AiSdkCodeTool["needsApproval"];
+  /**
+   * With `session`: which conversation a call belongs to, so each conversation keeps its own
+   * Python session. The AI SDK gives a tool no conversation id, so pass yours in: typically
+   * `generateText({ experimental_context: { chatId } })` and
+   * `conversationKey: (call) => (call.experimental_context as { chatId: string }).chatId`.
+   * Without it (or when it returns undefined) calls share one session: right for a tool made
+   * per conversation, wrong for one tool serving several.
+   */
+  conversationKey?: (call: AiSdkToolCall) => string | undefined;
 }
 
 /**
@@ -58,9 +70,9 @@ export interface AiSdkCodeToolOptions extends Omit<CodeToolOptions, "onApproval"
  * a script could not use.
  */
 export function codeTool(options: AiSdkCodeToolOptions): AiSdkCodeTool {
-  const { onApproval, needsApproval, ...codeToolOptions } = options;
+  const { onApproval, needsApproval, conversationKey, ...codeToolOptions } = options;
   const codecall = createCodeTool({ ...codeToolOptions, canApprove: options.canApprove ?? onApproval !== undefined });
-  return tool({
+  const aiTool = tool<CodeToolArgs, CodeToolResult>({
     description: codecall.description,
     inputSchema: jsonSchema<CodeToolArgs>(codecall.parameters as JSONSchema7, {
       validate: (value) => {
@@ -73,11 +85,14 @@ export function codeTool(options: AiSdkCodeToolOptions): AiSdkCodeTool {
     ...(needsApproval === undefined ? {} : { needsApproval }),
     execute: (input, { abortSignal, toolCallId, messages, experimental_context }) => {
       const call: AiSdkToolCall = { toolCallId, messages, experimental_context };
+      const key = conversationKey?.(call);
       return codecall.execute(input, {
         signal: abortSignal,
+        ...(key === undefined ? {} : { conversationKey: key }),
         ...(onApproval ? { onApproval: (request: ApprovalRequest) => onApproval(request, call) } : {}),
       });
     },
     toModelOutput: ({ output }) => codeResultToModelOutput(output),
   });
+  return Object.assign(aiTool, { close: () => codecall.close() });
 }

@@ -3,7 +3,7 @@
  * failure, why), then what the script printed. A failed run is an error result, so providers
  * that mark tool errors (Anthropic's `is_error`, …) mark it too.
  */
-import type { ExecuteCodeResult } from "@codecall/core";
+import type { CodeToolResult } from "@codecall/core";
 import type { Tool } from "ai";
 
 /** The AI SDK's tool result output (`ToolResultOutput` of `@ai-sdk/provider-utils`). */
@@ -18,9 +18,14 @@ export type ToolResultOutput = Awaited<ReturnType<NonNullable<Tool["toModelOutpu
  * output:
  * Traceback (most recent call last): ...
  * ```
+ *
+ * With a session the facts lead with the cell and its state (`cell 3, state kept`); a lost
+ * state's note ends the output.
  */
-export function codeResultToModelOutput(result: ExecuteCodeResult): ToolResultOutput {
+export function codeResultToModelOutput(result: CodeToolResult): ToolResultOutput {
   const facts = [
+    ...(result.cell === undefined ? [] : [`cell ${result.cell}`]),
+    ...(result.state === undefined ? [] : [`state ${result.state}`]),
     ...(result.status === "error" && result.exitCode !== null ? [`exit code ${result.exitCode}`] : []),
     `${result.toolCallsMade} tool call${result.toolCallsMade === 1 ? "" : "s"}`,
     `${result.durationSeconds} s`,

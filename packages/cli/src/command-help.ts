@@ -51,6 +51,11 @@ Options:
                             a client that cannot be asked gets them denied, as the tool description says
   --approve-all             approve every call that needs approval without asking
   --approval-timeout SECS   longest wait for one answer (default 300); then the call is denied
+  --session                 keep a Python session per client connection (per MCP session over
+                            HTTP): variables and imports survive between calls, the tool takes
+                            reset: true, and the session ends with the connection
+  --session-idle SECONDS    end a session after this long without a call (default 900)
+  --max-sessions N          sessions at once (default 16); the one idle the longest ends first
   -v, --verbose             log each tool call and approval decision on stderr
 
 Client configuration (Claude Desktop, IDEs: the common "mcpServers" JSON):
@@ -58,4 +63,40 @@ Client configuration (Claude Desktop, IDEs: the common "mcpServers" JSON):
 
 Each call is logged on stderr (status, tool calls, duration). A client's cancellation interrupts
 the script; the end of stdin (or SIGINT/SIGTERM) interrupts every run and ends the server.
+`;
+
+export const REPL_COMMANDS_HELP = `Commands (at the start of a line, outside a cell):
+  :reset                    end the session: the next cell starts fresh
+  :quit                     leave (also :exit, :q, or the end of input)
+  :help                     this text
+`;
+
+export const REPL_HELP = `codecall repl — run Python cells one after another in one session: imports, variables,
+functions and open files survive from cell to cell. The cells can call the tools, as scripts of
+codecall run can (\`from codecall import ...\`).
+
+Usage:
+  codecall repl [run options]
+  printf 'x = 41\\nprint(x + 1)\\n' | codecall repl --backend docker
+
+Input: a line is a cell on its own, unless it leaves a bracket or a triple-quoted string open
+or ends with a backslash (the cell then goes on until they close), or it starts a compound
+statement (a line ending with ":", or a decorator): that cell goes on until a blank line. The end
+of input runs the cell still open. On a terminal the prompt is >>> (... inside a cell); with
+piped input nothing but the cells' output is written to stdout.
+
+\${REPL_COMMANDS_HELP}
+Each cell's output is streamed as it comes; a cell that fails, times out or is interrupted gets
+one line on stderr, and so does a lost state (a kernel that did not stop when interrupted, or
+died). --timeout and --max-tool-calls apply to each cell. Ctrl-C interrupts the running cell and
+keeps the session; at the prompt it drops the half-typed cell, and twice in a row quits.
+--json prints each cell's result as one JSON line instead of streaming its output.
+
+Options: those of codecall run (codecall --help): --backend, -o, --transport, --timeout,
+--max-tool-calls, --tools, --mcp, --allow-tools, --no-builtin-tools, --cwd, --env-passthrough,
+--interpreter, --config, --json, -v. Calls that need approval are denied (stdin carries the cells)
+unless --approve-all.
+
+Exit codes: 0 at the end of input or :quit (whatever the cells did), 130/143/129 when stopped by
+a signal, 2 for a bad command line.
 `;

@@ -3,6 +3,7 @@ export const HELP = `codecall — run a Python script whose tool calls are serve
 
 Usage:
   codecall run FILE|- [options]     run a script (- reads it from stdin)
+  codecall repl [options]           run Python cells one after another in one session (state survives)
   codecall tools [options]          list the tools a script can import, with their Python signatures
   codecall stub [options]           print the Python module a script imports its tools from
   codecall mcp serve [options]      serve execute_code to MCP clients (stdio, or --http PORT)

@@ -25,6 +25,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
     if (command === "tools" || command === "stub") return await (await import("./tools-command.js")).toolsCommand(command, rest, io);
     if (command === "mcp") return await (await import("./mcp-command.js")).mcpCommand(rest, io);
+    if (command === "repl") return await (await import("./repl-command.js")).replCommand(rest, io);
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
     if (error instanceof UsageError) {

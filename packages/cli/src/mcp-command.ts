@@ -6,16 +6,18 @@
  * that need approval (`--require-approval`, or a tool's own `needsApproval`) are asked of the MCP
  * client through elicitation when it supports it, else denied; `--approve-all` approves them.
  */
-import { createCodeTool, resolveTransports, type ExecuteCodeResult, type ToolDefinition } from "@codecall/core";
+import { createCodeTool, type ExecuteCodeResult, type ToolDefinition } from "@codecall/core";
 import { MCP_HELP, MCP_SERVE_HELP } from "./command-help.js";
 import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
 import { parseToolsArgs } from "./run-config.js";
 import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
 import { createEventPrinter } from "./run-events.js";
+import { runOptionsFrom, transportsFrom } from "./run-options.js";
+import { sessionFlagsFrom, SESSION_FLAGS } from "./session-flags.js";
 import { loadTools } from "./tool-loading.js";
 
-const SERVE_FLAGS = { http: { type: "string" }, host: { type: "string" } } as const;
+const SERVE_FLAGS = { http: { type: "string" }, host: { type: "string" }, ...SESSION_FLAGS } as const;
 
 export async function mcpCommand(args: string[], io: CliIO): Promise<number> {
   const [subcommand, ...rest] = args;
@@ -37,6 +39,7 @@ async function serve(args: string[], io: CliIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`codecall mcp serve takes no arguments, got ${positionals.join(" ")}`, USAGE_EXIT_CODE);
   const port = values.http === undefined ? undefined : portNumber(values.http as string);
   if (values.host !== undefined && port === undefined) throw new UsageError("--host goes with --http PORT", USAGE_EXIT_CODE);
+  const session = sessionFlagsFrom(values);
   // Over stdio, stdout is the protocol: whatever a tools module logs goes to stderr instead.
   if (port === undefined) console.log = console.info = console.debug = console.error;
 
@@ -57,30 +60,17 @@ async function serve(args: string[], io: CliIO): Promise<number> {
     stop();
   });
   try {
-    const transport = await resolveTransports(
-      config.transport
-        .split(",")
-        .map((name) => name.trim())
-        .filter(Boolean),
-      { importModule },
-    ).catch(explain);
+    const transport = await transportsFrom(config, importModule).catch(explain);
     const hostSecrets = hostSecretValues(config.envPassthrough);
     const onResult = (result: ExecuteCodeResult) => io.stderr.write(describeRun(result));
     const codeTool = createCodeTool({
       environment,
       transport,
       tools,
-      ...(config.allowTools ? { allowedTools: config.allowTools } : {}),
-      limits: {
-        ...(config.timeoutSeconds === undefined ? {} : { timeoutMs: Math.round(config.timeoutSeconds * 1000) }),
-        ...(config.maxToolCalls === undefined ? {} : { maxToolCalls: config.maxToolCalls }),
-      },
-      env: { passthrough: config.envPassthrough },
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      ...(config.interpreter ? { interpreter: config.interpreter } : {}),
+      ...runOptionsFrom(config),
+      ...(session ? { session } : {}),
       // With --approve-all the server approves; otherwise each client is asked (elicitation), or nobody.
       ...(config.approveAll ? { onApproval: () => "approve" as const } : {}),
-      ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),
       // Stdout is the protocol (over stdio): only stderr lines, as `json` keeps them.
       onEvent: createEventPrinter({
         ...io,
@@ -103,6 +93,8 @@ async function serve(args: string[], io: CliIO): Promise<number> {
       await stopped;
       await http.close();
     }
+    // Each connection's session ended with it; this ends any left (a connection still closing).
+    await codeTool.close();
     return stoppedBy === undefined ? 0 : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     await closeEnvironment(environment, io);

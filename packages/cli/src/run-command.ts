@@ -12,7 +12,6 @@ import {
   executeCode,
   loadBackend,
   readHostEnv,
-  resolveTransports,
   scrubEnv,
   type CodecallErrorCode,
   type Environment,
@@ -27,6 +26,7 @@ import { createModuleImporter } from "./module-loading.js";
 import { openTelemetryRegistered } from "./open-telemetry.js";
 import { createEventPrinter } from "./run-events.js";
 import { parseRunArgs, type RunConfig, type RunHelpRequest, type ToolsConfig } from "./run-config.js";
+import { runOptionsFrom, transportsFrom } from "./run-options.js";
 import { loadTools } from "./tool-loading.js";
 
 /** Where the command reads and writes; injectable for tests. */
@@ -73,12 +73,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   });
   let approvals: ApprovalMode | undefined;
   try {
-    // "stream,file": candidates in order of preference, as executeCode takes them.
-    const transports = config.transport
-      .split(",")
-      .map((name) => name.trim())
-      .filter(Boolean);
-    const transport = await resolveTransports(transports, { importModule }).catch(explain);
+    const transport = await transportsFrom(config, importModule).catch(explain);
     const hostSecrets = hostSecretValues(config.envPassthrough);
     approvals = approvalModeFor({
       approveAll: config.approveAll,
@@ -101,20 +96,12 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       environment,
       transport,
       tools,
-      ...(config.allowTools ? { allowedTools: config.allowTools } : {}),
-      limits: {
-        ...(config.timeoutSeconds === undefined ? {} : { timeoutMs: Math.round(config.timeoutSeconds * 1000) }),
-        ...(config.maxToolCalls === undefined ? {} : { maxToolCalls: config.maxToolCalls }),
-      },
-      env: { passthrough: config.envPassthrough },
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      ...(config.interpreter ? { interpreter: config.interpreter } : {}),
+      ...runOptionsFrom(config),
       signal: controller.signal,
       // Spans only when a tracer provider may be registered: see open-telemetry.ts.
       ...(openTelemetryRegistered() ? {} : { telemetry: false }),
       onEvent,
       ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
-      ...(config.approvalTimeoutSeconds === undefined ? {} : { approvalTimeoutMs: Math.round(config.approvalTimeoutSeconds * 1000) }),
     }).catch(explain);
     report(result, config, io);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];

@@ -22,6 +22,8 @@ describe("help", () => {
     [["stub", "--help"], "codecall stub — print the Python module"],
     [["mcp", "--help"], "codecall mcp serve [options]"],
     [["mcp", "serve", "--help"], '"mcpServers": { "codecall": { "command": "npx"'],
+    [["mcp", "serve", "--help"], "--session                 keep a Python session per client connection"],
+    [["repl", "--help"], "codecall repl [run options]"],
   ])("codecall %j prints its help and exits 0", async (args, expected) => {
     const result = await runCli(args, { cwd: dir });
     expect(result).toMatchObject({ code: 0, stderr: "" });

@@ -25,7 +25,7 @@ const NOT_NEEDED: Record<string, RegExp> = {
   "the terminal prompt": /^node:readline/,
   "an HTTP server": /^node:https?$/,
   // The CLI's chunks of other commands (the build names a chunk that main.ts imports after its module).
-  "another command's code": /\/cli\/dist\/(mcp-command|tools-command|approval-prompt)-/,
+  "another command's code": /\/cli\/dist\/(mcp-command|tools-command|repl-command|approval-prompt)-/,
 };
 
 let dir: string;

@@ -15,6 +15,9 @@ import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-st
 import { callSafely } from "./safe-callback.js";
 import type { JSONSchema } from "./schema/json-schema.js";
 import { assertRunPlugins } from "./specification.js";
+import { SessionCells, type CodeToolSessionOptions } from "./session-pool/code-tool-sessions.js";
+import { describeIdleTime } from "./session-pool/session-pool.js";
+import type { CodeSessionResult } from "./session/session-options.js";
 import type { ToolDefinition } from "./tool.js";
 import type { Transport } from "./transport.js";
 
@@ -28,11 +31,25 @@ export interface CodeToolOptions extends Omit<ExecuteCodeOptions, "code" | "sign
    * `onApproval` is given; set it when approvals come per call instead (see {@link CodeToolCallContext}).
    */
   canApprove?: boolean;
+  /**
+   * Keep state between calls: each conversation gets a Python session (see `createCodeSession`)
+   * whose variables, imports and open files the next call finds again; the description says so
+   * and the tool takes a `reset` argument. A call names its conversation with `conversationKey`
+   * (see {@link CodeToolCallContext}); calls that name none share one session. Sessions end after
+   * `idleMs` without a call (default 15 minutes), at most `maxSessions` live at once (default 16;
+   * the one idle the longest ends first), and `close()` ends them. `true`: the defaults.
+   */
+  session?: CodeToolSessionOptions | true;
 }
 
 export interface CodeToolArgs {
   code: string;
+  /** With `session`: start the conversation's session afresh before running `code`. */
+  reset?: boolean;
 }
+
+/** A call's result: with `session`, also the cell's number and what became of the state. */
+export type CodeToolResult = ExecuteCodeResult & Partial<Pick<CodeSessionResult, "cell" | "state" | "stateNote">>;
 
 /**
  * What one call of the `execute_code` tool may add: its abort signal, and — for a platform that
@@ -45,6 +62,11 @@ export interface CodeToolCallContext {
   readonly onApproval?: ApprovalHandler;
   /** Gets this call's events, after the tool's own `onEvent`. */
   readonly onEvent?: (event: RunEvent) => void;
+  /**
+   * With `session`: the conversation this call belongs to (a chat's id, an MCP session's id).
+   * Calls with the same key share one Python session; calls without one share the default session.
+   */
+  readonly conversationKey?: string;
 }
 
 /**
@@ -52,9 +74,19 @@ export interface CodeToolCallContext {
  * an optional `signal`, so a platform can call it from its own tool adapter without inventing an
  * environment or a run id.
  */
-export interface CodeTool extends ToolDefinition<CodeToolArgs, ExecuteCodeResult> {
-  /** Runs the script; never throws for script failures (they are results). */
-  execute(args: CodeToolArgs, context?: CodeToolCallContext): Promise<ExecuteCodeResult>;
+export interface CodeTool extends ToolDefinition<CodeToolArgs, CodeToolResult>, AsyncDisposable {
+  /**
+   * Runs the script (with `session`, as a cell of the call's conversation); never throws for
+   * script failures (they are results). With `session` it throws `SESSION_LIMIT` when a new
+   * conversation finds every session running a cell, and `SESSION_CLOSED` after `close()`.
+   */
+  execute(args: CodeToolArgs, context?: CodeToolCallContext): Promise<CodeToolResult>;
+  /** Whether calls keep state in a session per conversation (the `session` option). */
+  readonly keepsState: boolean;
+  /** With `session`: ends one conversation's session (say, when its MCP session closes). */
+  endConversation(conversationKey: string): Promise<void>;
+  /** Ends the sessions of the tool's own pool (not of a pool it was given); nothing without `session`. */
+  close(): Promise<void>;
   /** Whether `description` says that calls needing approval can be approved (`canApprove`, else whether `onApproval` is given). */
   readonly canApprove: boolean;
   /**
@@ -77,6 +109,11 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
   const limits = resolveLimits(options.limits);
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
   assertModuleName(moduleName);
+  const { session: sessionOption, name, canApprove: _canApprove, ...runOptions } = options;
+  const cells =
+    sessionOption === undefined
+      ? undefined
+      : new SessionCells({ ...runOptions, tools, limits, moduleName, allowedTools: undefined }, sessionOption === true ? {} : sessionOption);
   const parameters: JSONSchema = {
     type: "object",
     properties: {
@@ -84,21 +121,45 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
         type: "string",
         description: `Python 3 source to run. Import tools with \`from ${moduleName} import ...\` and print your final result to stdout.`,
       },
+      ...(cells
+        ? { reset: { type: "boolean", description: "Start from a fresh Python session (drop all earlier state) before running code." } }
+        : {}),
     },
     required: ["code"],
     additionalProperties: false,
   };
   const canApprove = options.canApprove ?? options.onApproval !== undefined;
+  const session = cells ? { idleMs: cells.pool.idleMs } : undefined;
+  const describe = (describeOptions: DescribeCodeToolOptions) =>
+    describeCodeTool(tools, limits, moduleName, { ...(session ? { session } : {}), ...describeOptions });
+  const close = async () => {
+    if (cells?.ownsPool) await cells.pool.close();
+  };
   return {
-    name: options.name ?? "execute_code",
-    description: describeCodeTool(tools, limits, moduleName, { canApprove }),
+    name: name ?? "execute_code",
+    description: describe({ canApprove }),
     canApprove,
-    describe: (describeOptions) => describeCodeTool(tools, limits, moduleName, describeOptions),
+    describe,
     parameters,
+    keepsState: cells !== undefined,
+    async endConversation(conversationKey) {
+      await cells?.pool.end(conversationKey);
+    },
+    close,
+    [Symbol.asyncDispose]: close,
     async execute(args, context = {}) {
-      const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
       const onApproval = context.onApproval ?? options.onApproval;
       const listeners = [options.onEvent, context.onEvent].filter((listener) => listener !== undefined);
+      if (cells) {
+        return cells.run(args.code, {
+          conversationKey: context.conversationKey,
+          reset: args.reset === true,
+          signal: context.signal,
+          onApproval,
+          listeners,
+        });
+      }
+      const environment = typeof options.environment === "function" ? await options.environment() : options.environment;
       return executeCode({
         ...options,
         environment,
@@ -120,6 +181,11 @@ export interface DescribeCodeToolOptions {
    * Default false: the description then says such calls are always denied, as they are.
    */
   canApprove?: boolean;
+  /**
+   * The tool keeps a session per conversation (`createCodeTool({ session })`): the description
+   * says that state persists, how long an idle session lives, and offers `reset`.
+   */
+  session?: { idleMs: number };
 }
 
 /** The description the model reads. */
@@ -132,6 +198,7 @@ export function describeCodeTool(
   const lines = [
     "Run a Python 3 script that can call tools as Python functions. Only what the script prints comes back to you,",
     "so use it to chain many tool calls, loop, filter and aggregate without passing intermediate results through the conversation.",
+    ...(options.session ? describeSession(options.session) : []),
     "",
   ];
   if (tools.length === 0) {
@@ -159,6 +226,17 @@ export function describeCodeTool(
       (tools.some((tool) => tool.name === "terminal") ? " terminal() is foreground-only (no background processes)." : ""),
   );
   return lines.join("\n");
+}
+
+/** What persists between calls of a tool that keeps a session, as lines of the description. */
+function describeSession(session: { idleMs: number }): string[] {
+  const idle = Number.isFinite(session.idleMs) ? ` after ${describeIdleTime(session.idleMs)} without a call` : " when the host ends it";
+  return [
+    "",
+    "State persists between calls in this conversation: one Python session runs every script, so variables, imports, functions",
+    "and open files from earlier calls are still there (load data once, then query it call after call).",
+    `Pass reset: true to start from a fresh session. The session ends${idle}, and the result says when earlier state was lost.`,
+  ];
 }
 
 /** Which tools need approval, and what that means for a call, as lines of the description. */

@@ -22,6 +22,7 @@ export type CodecallErrorCode =
   | "INVALID_TOOL"
   | "INCOMPATIBLE_PLUGIN"
   | "TRANSPORT_FAILED"
+  | "SESSION_LIMIT"
   | "SESSION_CLOSED";
 
 export interface CodecallErrorOptions {

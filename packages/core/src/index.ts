@@ -80,8 +80,24 @@ export {
   type CodeToolArgs,
   type CodeToolCallContext,
   type CodeToolOptions,
+  type CodeToolResult,
   type DescribeCodeToolOptions,
 } from "./code-tool.js";
+export {
+  createCodeSessionPool,
+  DEFAULT_CONVERSATION_KEY,
+  type CodeSessionPool,
+  type CodeToolSessionOptions,
+} from "./session-pool/code-tool-sessions.js";
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  SessionPool,
+  type PoolableSession,
+  type PooledUse,
+  type SessionEndReason,
+  type SessionPoolOptions,
+} from "./session-pool/session-pool.js";
 export {
   AUTO_TRANSPORT_ORDER,
   BACKEND_PACKAGES,

@@ -87,6 +87,50 @@ describe("createCodeTool", () => {
   });
 });
 
+describe("createCodeTool({ session })", () => {
+  it("tells the model that state persists, how long an idle session lives, and offers reset", async () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [readFile], session: { idleMs: 600_000 } });
+    expect(codeTool.keepsState).toBe(true);
+    expect(codeTool.description).toContain(
+      "State persists between calls in this conversation: one Python session runs every script, so variables, imports, functions\n" +
+        "and open files from earlier calls are still there (load data once, then query it call after call).\n" +
+        "Pass reset: true to start from a fresh session. The session ends after 10 minutes without a call, and the result says when earlier state was lost.",
+    );
+    // The rest of the description is as without sessions.
+    expect(codeTool.description).toContain("read_file(path: str) -> Any: Reads a file.");
+    expect(codeTool.describe({ canApprove: true })).toContain("State persists between calls");
+    expect(codeTool.parameters).toEqual({
+      type: "object",
+      properties: {
+        code: expect.objectContaining({ type: "string" }) as unknown,
+        reset: { type: "boolean", description: "Start from a fresh Python session (drop all earlier state) before running code." },
+      },
+      required: ["code"],
+      additionalProperties: false,
+    });
+    await codeTool.close();
+  });
+
+  it("says nothing of state, and takes no reset, without the option", async () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, tools: [readFile] });
+    expect(codeTool.keepsState).toBe(false);
+    expect(codeTool.description).not.toContain("State persists");
+    expect(Object.keys(codeTool.parameters.properties ?? {})).toEqual(["code"]);
+    await codeTool.close();
+    await codeTool.endConversation("anything");
+  });
+
+  it("refuses pool options it cannot honour at once", () => {
+    expect(() => createCodeTool({ environment: fakeEnvironment, transport, session: { maxSessions: 0 } })).toThrow(/maxSessions/);
+  });
+
+  it("refuses calls once closed", async () => {
+    const codeTool = createCodeTool({ environment: fakeEnvironment, transport, session: true });
+    await codeTool.close();
+    await expect(codeTool.execute({ code: "print(1)" })).rejects.toMatchObject({ code: "SESSION_CLOSED" });
+  });
+});
+
 describe("tools that need approval, in the description the model reads", () => {
   const write = { ...tool("write_file", "Writes a file.", { path: { type: "string" } }, ["path"]), needsApproval: true };
   const shell = { ...tool("shell", "Runs a command.", { command: { type: "string" } }, ["command"]), needsApproval: () => true };

@@ -5,7 +5,12 @@
  * client that cancels the request (`notifications/cancelled`, or a closed connection) interrupts
  * the script, whose whole process tree is ended. Calls to tools that need approval are asked of
  * a client that supports elicitation; the description the client lists says what happens to them.
+ *
+ * A tool made with `session` (`createCodeTool({ session })`) keeps one Python session per MCP
+ * connection — per MCP session over Streamable HTTP, per process over stdio — and ends it when the
+ * connection closes; the tool then takes `reset` too.
  */
+import { randomUUID } from "node:crypto";
 import type { CodeTool, ExecuteCodeResult, RunEvent } from "@codecall/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
@@ -50,16 +55,29 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
   const server = new McpServer({ name: options.name ?? "codecall", version: packageVersion() });
   const codeDescription = (tool.parameters.properties?.code as { description?: string } | undefined)?.description ?? "Python 3 source to run.";
   const canElicit = () => options.elicitApprovals !== false && clientCanElicit(server.server);
+  // One server serves one connection: its calls are one conversation, whose session ends with it.
+  const conversationKey = `mcp-${randomUUID()}`;
+  const resetDescription = (tool.parameters.properties?.reset as { description?: string } | undefined)?.description;
   const registered = server.registerTool(
     tool.name,
     {
       title: EXECUTE_CODE_ANNOTATIONS.title,
       description: tool.description,
-      inputSchema: { code: z.string().describe(codeDescription) },
+      inputSchema: {
+        code: z.string().describe(codeDescription),
+        ...(tool.keepsState
+          ? {
+              reset: z
+                .boolean()
+                .optional()
+                .describe(resetDescription ?? "Start from a fresh Python session first."),
+            }
+          : {}),
+      },
       outputSchema: EXECUTE_CODE_OUTPUT_SHAPE,
       annotations: EXECUTE_CODE_ANNOTATIONS,
     },
-    async ({ code }, extra) => {
+    async ({ code, reset }, extra) => {
       const token = extra._meta?.progressToken;
       const progress =
         token === undefined
@@ -70,9 +88,10 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
               options.progressIntervalMs === undefined ? {} : { minIntervalMs: options.progressIntervalMs },
             );
       const result = await tool.execute(
-        { code },
+        { code, ...(reset === undefined ? {} : { reset }) },
         {
           signal: extra.signal,
+          conversationKey,
           ...(canElicit() ? { onApproval: elicitingApprover(server.server, extra.requestId, options) } : {}),
           ...(progress
             ? {
@@ -90,6 +109,13 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
       return toCallToolResult(result);
     },
   );
+  if (tool.keepsState) {
+    const closed = server.server.onclose;
+    server.server.onclose = () => {
+      void tool.endConversation(conversationKey);
+      closed?.();
+    };
+  }
   // The description must say what happens to calls that need approval with this client, which is
   // known once it has initialized (before it lists the tools).
   const initialized = server.server.oninitialized;
