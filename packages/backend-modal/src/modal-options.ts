@@ -80,7 +80,8 @@ export const environmentOptions = defineOptions("modal", {
   agent: {
     type: "boolean",
     default: true,
-    description: "run commands, files and the stream relay through one long-lived helper in the sandbox (one `sandbox.exec` in all); `false`: an exec each",
+    description:
+      "run commands, files and the stream relay through one long-lived helper in the sandbox (one `sandbox.exec` in all); `false`: an exec each",
   },
 });
 

@@ -25,7 +25,7 @@ export interface StdinWriterOptions {
   /** Stops the call in flight (its reason is the error). */
   stop: AbortSignal;
   /** Told when a gathered write could not be sent (its writer had already been told it was taken). */
-  onBroken(error: unknown): void;
+  onBroken: (error: Error) => void;
 }
 
 /** Writes to `sink` as described above. */
@@ -34,7 +34,7 @@ export function stdinWriter(sink: WritableStream<Uint8Array>, { gather, stop, on
   let queued: Uint8Array[] = [];
   let queuedBytes = 0;
   let sending: Promise<void> | undefined;
-  let failure: unknown;
+  let failure: Error | undefined;
 
   const sendQueued = async () => {
     try {
@@ -47,10 +47,10 @@ export function stdinWriter(sink: WritableStream<Uint8Array>, { gather, stop, on
         }
       }
     } catch (error) {
-      failure = error;
+      failure = error instanceof Error ? error : new Error(String(error));
       queued = [];
       queuedBytes = 0;
-      if (gather) onBroken(error);
+      if (gather) onBroken(failure);
     } finally {
       sending = undefined;
     }

@@ -183,7 +183,11 @@ describe("a sandbox that ends while a script runs", () => {
       const terminated = `the Modal sandbox ${environment.sandboxId} was terminated`;
       // The agent may have been handed the command before its loss was seen: never run again.
       expect((error as Error).message).toMatch(
-        agent ? new RegExp(`^(The modal environment lost the command as it started it \\(${terminated}\\); it may have run, so it is not run again|${terminated})$`) : new RegExp(`^${terminated}$`),
+        agent
+          ? new RegExp(
+              `^(The modal environment lost the command as it started it \\(${terminated}\\); it may have run, so it is not run again|${terminated})$`,
+            )
+          : new RegExp(`^${terminated}$`),
       );
       expect(Date.now() - started).toBeLessThan(30_000);
       // Later commands fail at once with the sandbox's reason.
