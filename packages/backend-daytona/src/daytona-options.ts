@@ -56,6 +56,13 @@ export const environmentOptions = defineOptions("daytona", {
     default: 3_000,
     description: "while commands run and nothing arrives, how often the sandbox is checked (a deleted one fails them)",
   },
+  /** Needs python3 in the sandbox; without it (or after the agent died twice) commands run as session commands each. */
+  agent: {
+    type: "boolean",
+    default: true,
+    description:
+      "run commands, files and the stream relay through one long-lived helper in the sandbox (one session command in all); `false`: a session command each",
+  },
 });
 
 /** The options of {@link createEnvironment}. */
