@@ -32,8 +32,8 @@ try {
     "ms",
   );
 
-  // Session commands here (as before the agent); the agent's numbers follow at the end.
-  const environment = await daytona.createEnvironment({ ...fake.connection, agent: false });
+  // Session commands here (the default); the agent's numbers follow at the end.
+  const environment = await daytona.createEnvironment({ ...fake.connection });
   await environment.execute("true");
   report('daytona (fake): no-op execute("true") (one session call)', await timeRepeated(30, () => environment.execute("true")), "ms");
   report(
@@ -88,7 +88,7 @@ try {
   // The environment agent against session commands, in the same run (issue 17's goal table).
   const [plain, agent] = await Promise.all([
     daytona.createEnvironment({ ...fake.connection, agent: false }),
-    daytona.createEnvironment({ ...fake.connection }),
+    daytona.createEnvironment({ ...fake.connection, agent: true }),
   ]);
   await compareAgentAndPlain({ backend: "daytona (fake)", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
   for (const [name, measured] of [

@@ -20,7 +20,7 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     const lines: string[] = [];
     setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
     setDebugNamespaces("backend");
-    const environment = await createEnvironment({ ...fake.connection, labels: { owner: "debug-test" }, agent: false });
+    const environment = await createEnvironment({ ...fake.connection, labels: { owner: "debug-test" } });
     try {
       expect((await environment.execute("exit 4", { cwd: "/tmp", env: { TOKEN_LIKE: KEY } })).exitCode).toBe(4);
       await environment.writeFile("debug-test.txt", "x");
@@ -30,9 +30,9 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     await createEnvironment({ ...fake.connection, apiKey: `${KEY}-wrong` }).catch(() => {});
     expect(lines.join("\n")).not.toContain(KEY);
     expect(lines).toEqual([
-      "codecall:backend daytona agent: off; plain execs",
       expect.stringMatching(/^codecall:backend daytona: creating sandbox codecall-\w+ \(snapshot default\)$/),
       expect.stringMatching(/^codecall:backend daytona: sandbox [\w-]+ created in \d+ ms \(@daytonaio\/sdk\)$/),
+      "codecall:backend daytona agent: off; plain execs",
       "codecall:backend daytona command 1: exit 4 [cwd /tmp; env + TOKEN_LIKE]",
       expect.stringMatching(/^codecall:backend daytona: session codecall-\w+-1 created$/),
       expect.stringMatching(/^codecall:backend daytona command 1: exited 4 after \d+ ms$/),
@@ -45,7 +45,7 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     const lines: string[] = [];
     setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
     setDebugNamespaces("backend");
-    const environment = await createEnvironment({ ...fake.connection });
+    const environment = await createEnvironment({ ...fake.connection, agent: true });
     try {
       expect((await environment.execute("exit 4", { cwd: "/tmp", env: { TOKEN_LIKE: KEY } })).exitCode).toBe(4);
     } finally {
