@@ -3,9 +3,10 @@
 // machine), driven by the real SDK. These are FAKE-SERVER numbers: they show what the backend and
 // the SDK cost on top of the daemon's own waits (its 50 ms exit poll for synchronous commands, its
 // 20 ms log poll), not what the Daytona cloud costs — there every API call also pays a network
-// round trip to the toolbox proxy.
+// round trip to the toolbox proxy. At the end, the environment agent against session commands
+// (`agent: false`), in the same run, with the API calls each way.
 import { fileURLToPath } from "node:url";
-import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);
@@ -31,6 +32,7 @@ try {
     "ms",
   );
 
+  // Session commands here (the default); the agent's numbers follow at the end.
   const environment = await daytona.createEnvironment({ ...fake.connection });
   await environment.execute("true");
   report('daytona (fake): no-op execute("true") (one session call)', await timeRepeated(30, () => environment.execute("true")), "ms");
@@ -82,6 +84,30 @@ try {
     "s",
   );
   await environment.close();
+
+  // The environment agent against session commands, in the same run (issue 17's goal table).
+  const [plain, agent] = await Promise.all([
+    daytona.createEnvironment({ ...fake.connection, agent: false }),
+    daytona.createEnvironment({ ...fake.connection, agent: true }),
+  ]);
+  await compareAgentAndPlain({ backend: "daytona (fake)", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
+  for (const [name, measured] of [
+    ["session commands", plain],
+    ["agent", agent],
+  ]) {
+    const apiCalls = async (work) => {
+      const before = fake.requests.length;
+      await work();
+      return fake.requests.length - before;
+    };
+    const one = await apiCalls(() => measured.execute("true"));
+    const ten = await apiCalls(() => Promise.all(Array.from({ length: 10 }, () => measured.execute("sleep 0.3"))));
+    const hi = await apiCalls(() => printRunTimes({ environment: measured, transport: stream.createTransport(), runs: 1 }));
+    console.log(
+      `daytona (fake), ${name}: API calls per no-op execute ${one}, per 10 concurrent execute("sleep 0.3") ${ten}, per executeCode(print('hi')) ${hi}`,
+    );
+  }
+  await Promise.all([plain.close(), agent.close()]);
 } finally {
   await fake.close();
 }

@@ -1,15 +1,16 @@
 // Modal backend against the fake Modal server of packages/backend-modal/test (the real `modal` SDK
 // over gRPC on 127.0.0.1, commands as local processes): sandbox create + close, a no-op execute,
 // 20 concurrent oneshots, and over the stream and file transports the tool-call round trip as the
-// script sees it, ten concurrent 0.3 s tool calls and a whole executeCode. These are fake-server
-// numbers: they measure codecall's and the SDK's overhead, not Modal's network or scheduling.
+// script sees it, ten concurrent 0.3 s tool calls and a whole executeCode; then the environment
+// agent against plain execs (`agent: false`), in the same run. These are fake-server numbers: they
+// measure codecall's and the SDK's overhead, not Modal's network or scheduling.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
+import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
   console.error(`SKIP: ${reason}`);
@@ -56,7 +57,8 @@ try {
   report("modal (fake): sandbox create (app, image, SandboxCreateV2)", creates, "ms");
   report("modal (fake): close (terminate)", closes, "ms");
 
-  const environment = await modal.createEnvironment();
+  // Plain execs here (as before the agent); the agent's numbers follow at the end, beside these.
+  const environment = await modal.createEnvironment({ agent: false });
   await environment.execute("true");
   report('modal (fake): no-op execute("true")', await timeRepeated(50, () => environment.execute("true")), "ms");
   report(
@@ -76,6 +78,11 @@ try {
     report(`modal+${name} (fake): executeCode(print('hi')), whole run`, await printRunTimes({ environment, transport }), "ms");
   }
   await environment.close();
+
+  // The environment agent against plain execs, in the same run (issue 17's goal table).
+  const [plain, agent] = await Promise.all([modal.createEnvironment({ agent: false }), modal.createEnvironment()]);
+  await compareAgentAndPlain({ backend: "modal (fake)", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
+  await Promise.all([plain.close(), agent.close()]);
 } finally {
   fake.stdin.end();
   await new Promise((resolve) => fake.once("exit", resolve));

@@ -34,6 +34,7 @@ export class DaytonaEnvironment extends ExecEnvironment {
       backendId: "daytona",
       capabilities: CAPABILITIES,
       start: (exec) => connection.exec(exec),
+      agent: parsed.agent,
       files: daytonaFiles(connection),
       ...(parsed.workdir === undefined ? {} : { workdir: parsed.workdir }),
       ...(parsed.tempRoot === undefined ? {} : { tempRoot: parsed.tempRoot }),

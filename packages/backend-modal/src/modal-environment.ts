@@ -27,7 +27,8 @@ export class ModalEnvironment extends ExecEnvironment {
     super({
       backendId: "modal",
       capabilities: CAPABILITIES,
-      start: ({ argv }) => sandbox.exec(argv),
+      start: ({ argv, streaming }) => sandbox.exec(argv, streaming === true),
+      agent: parsed.agent,
       ...(parsed.workdir === undefined ? {} : { workdir: parsed.workdir }),
       env: parsed.env,
       ...(parsed.tempRoot === undefined ? {} : { tempRoot: parsed.tempRoot }),

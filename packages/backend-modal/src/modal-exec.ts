@@ -1,9 +1,8 @@
 /**
  * A `sandbox.exec` process as core's `ExecChannel`. Three things the SDK's own streams do not:
  *
- * - **stdin in pieces.** The SDK sends each write as one TaskExecStdinWrite message, and a gRPC
- *   server refuses messages over its limit (4 MiB by default): a 10 MB file written in one piece
- *   would fail. Writes go out in pieces of at most {@link STDIN_PIECE_BYTES}.
+ * - **stdin in pieces, gathered** (see `stdin-writer.ts`): no message over gRPC's limit, and small
+ *   writes made while one is in flight go out together.
  * - **output chunk by chunk, stoppable.** Each read is a plain `reader.read()`; a listener on the
  *   `lost` signal (one per stream, removed when the stream ends) cancels the read. Racing every read
  *   against one long-lived "sandbox gone" promise instead would keep every chunk reachable from it
@@ -15,29 +14,16 @@
 import { errorMessage, type ProcessExit } from "@codecall/core";
 import type { ExecChannel } from "@codecall/core/backend-kit";
 import type { ContainerProcess } from "modal";
-
-/** The largest stdin write sent as one message (well under gRPC's default 4 MiB message limit). */
-export const STDIN_PIECE_BYTES = 1024 * 1024;
-
-/** `work`, or the reason of `stop` if it aborts first (a listener added for this call only). */
-export function untilStopped<T>(work: Promise<T>, stop: AbortSignal): Promise<T> {
-  if (stop.aborted) {
-    work.catch(() => {});
-    return Promise.reject(stop.reason as Error);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onStop = () => reject(stop.reason as Error);
-    stop.addEventListener("abort", onStop, { once: true });
-    work.then(resolve, reject).finally(() => stop.removeEventListener("abort", onStop));
-  });
-}
+import { stdinWriter } from "./stdin-writer.js";
+import { untilStopped } from "./until-stopped.js";
 
 /**
  * Wraps `process`. `lost` aborts, with the error to report as its reason, when the sandbox can no
  * longer run it (ended, or the environment closed); `onTrouble` is told when an SDK call failed,
- * so the sandbox can be checked.
+ * so the sandbox can be checked. `streaming`: a command fed while it runs (its small writes are
+ * gathered), not one written whole and closed at once.
  */
-export function toExecChannel(process: ContainerProcess<Uint8Array>, lost: AbortSignal, onTrouble: () => void): ExecChannel {
+export function toExecChannel(process: ContainerProcess<Uint8Array>, lost: AbortSignal, onTrouble: () => void, streaming: boolean): ExecChannel {
   const stop = new AbortController();
   const onLost = () => stop.abort(lost.reason);
   // The three parts (exit, stdout, stderr) each say when they are done; the last one unhooks `lost`.
@@ -49,7 +35,8 @@ export function toExecChannel(process: ContainerProcess<Uint8Array>, lost: Abort
   lost.addEventListener("abort", onLost, { once: true });
   if (lost.aborted) onLost();
 
-  const exit = process._wait(stop.signal).then(
+  // Settled by `stop` at once, whatever the SDK's wait is doing then (retrying a router that is gone).
+  const exit = untilStopped(process._wait(stop.signal), stop.signal).then(
     (code): ProcessExit => ({ exitCode: code }),
     (error: unknown) => {
       if (stop.signal.aborted) throw stop.signal.reason as Error;
@@ -59,7 +46,14 @@ export function toExecChannel(process: ContainerProcess<Uint8Array>, lost: Abort
   );
   exit.then(partDone, partDone);
   return {
-    stdin: pieceWriter(process.stdin, stop.signal),
+    stdin: stdinWriter(process.stdin, {
+      gather: streaming,
+      stop: stop.signal,
+      onBroken: (error) => {
+        onTrouble();
+        stop.abort(new Error(`its input could not be sent: ${errorMessage(error)}`, { cause: error }));
+      },
+    }),
     stdout: stoppableReader(process.stdout, stop.signal, partDone, onTrouble),
     stderr: stoppableReader(process.stderr, stop.signal, partDone, onTrouble),
     exit,
@@ -112,19 +106,4 @@ function stoppableReader(source: ReadableStream<Uint8Array>, stop: AbortSignal, 
     // Nothing is read ahead: the caller's reads pull, so a slow reader holds the SDK back.
     { highWaterMark: 0 },
   );
-}
-
-/** Writes to `sink` in pieces of at most {@link STDIN_PIECE_BYTES}, each stopped by `stop`. */
-function pieceWriter(sink: WritableStream<Uint8Array>, stop: AbortSignal): WritableStream<Uint8Array> {
-  const writer = sink.getWriter();
-  return new WritableStream<Uint8Array>({
-    async write(chunk) {
-      for (let offset = 0; offset < chunk.length; offset += STDIN_PIECE_BYTES) {
-        await untilStopped(writer.write(chunk.subarray(offset, offset + STDIN_PIECE_BYTES)), stop);
-      }
-    },
-    close: () => untilStopped(writer.close(), stop),
-    // Ends the input where that still works (the command sees EOF); nothing to do where it does not.
-    abort: () => writer.close().catch(() => {}),
-  });
 }

@@ -76,6 +76,13 @@ export const environmentOptions = defineOptions("modal", {
     description: "where `tempDir()` creates directories in the sandbox",
     check: absolute,
   },
+  /** Needs python3 in the image; without it (or after the agent died twice) commands run as plain execs. */
+  agent: {
+    type: "boolean",
+    default: true,
+    description:
+      "run commands, files and the stream relay through one long-lived helper in the sandbox (one `sandbox.exec` in all); `false`: an exec each",
+  },
 });
 
 /** The options of {@link createEnvironment}. */

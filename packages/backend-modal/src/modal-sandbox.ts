@@ -9,7 +9,8 @@ import { CodecallError } from "@codecall/core";
 import { debugLogger, type ExecChannel } from "@codecall/core/backend-kit";
 import { ModalClient, type Sandbox, type SandboxCreateParams } from "modal";
 import { hasCredentials, isNotFound, missingCredentials, modalFailure } from "./modal-errors.js";
-import { toExecChannel, untilStopped } from "./modal-exec.js";
+import { toExecChannel } from "./modal-exec.js";
+import { untilStopped } from "./until-stopped.js";
 import type { ParsedModalOptions } from "./modal-options.js";
 import { SandboxWatch } from "./sandbox-watch.js";
 import { sdkLogger } from "./sdk-logger.js";
@@ -48,8 +49,8 @@ export class ModalSandbox {
     return this.#opening;
   }
 
-  /** Runs `argv` in the sandbox, with binary stdio. */
-  async exec(argv: string[]): Promise<ExecChannel> {
+  /** Runs `argv` in the sandbox, with binary stdio; `streaming`: fed while it runs (see `toExecChannel`). */
+  async exec(argv: string[], streaming = false): Promise<ExecChannel> {
     const { sandbox, watch } = await this.open();
     const lost = this.#lost.signal;
     if (lost.aborted) throw lost.reason as Error;
@@ -57,7 +58,7 @@ export class ModalSandbox {
     const release = watch.hold();
     try {
       const process = await untilStopped(sandbox.exec(argv, { mode: "binary" }), lost);
-      const channel = toExecChannel(process, lost, () => void watch.check());
+      const channel = toExecChannel(process, lost, () => void watch.check(), streaming);
       channel.exit.then(release, release);
       return channel;
     } catch (error) {

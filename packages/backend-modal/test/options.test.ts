@@ -14,7 +14,7 @@ function refusal(raw: unknown): string {
 }
 
 describe("modal options", () => {
-  it("defaults to a python image, an hour of lifetime and the codecall app", () => {
+  it("defaults to a python image, an hour of lifetime, the codecall app and the environment agent", () => {
     expect(parseModalOptions({})).toEqual({
       appName: "codecall",
       image: "python:3.13-slim",
@@ -22,6 +22,7 @@ describe("modal options", () => {
       env: {},
       blockNetwork: false,
       tags: {},
+      agent: true,
     });
   });
 

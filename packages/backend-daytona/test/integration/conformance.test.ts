@@ -1,6 +1,8 @@
 // The shared Environment suite against the real Daytona SDK and the fake Daytona (commands really
 // run, in session shells on this machine; only the sandbox around them is imaginary), in a sandbox
-// with python3 (spawned commands use the python3 bridge) and in one without (the sh bridge only).
+// with python3 (spawned commands use the python3 bridge), through the environment agent (opt-in,
+// `agent: true`) and as one session command per operation (the default), and in one without python3
+// (the sh bridge only; no agent either).
 import { afterAll } from "vitest";
 import { describeEnvironment } from "@codecall/conformance";
 import { createEnvironment } from "../../src/index.js";
@@ -10,11 +12,13 @@ const fake = await FakeDaytona.start();
 const withoutPython = await FakeDaytona.start({ withoutPython: true });
 afterAll(() => Promise.all([fake.close(), withoutPython.close()]));
 
-describeEnvironment({
-  name: "daytona",
-  create: () => createEnvironment({ ...fake.connection }),
-  capabilities: { hostSockets: false, streamingStdio: true },
-});
+for (const agent of [true, false]) {
+  describeEnvironment({
+    name: `daytona (${agent ? "through the agent" : "session commands"})`,
+    create: () => createEnvironment({ ...fake.connection, agent }),
+    capabilities: { hostSockets: false, streamingStdio: true },
+  });
+}
 
 describeEnvironment({
   name: "daytona, sh bridge (no python3 in the sandbox)",

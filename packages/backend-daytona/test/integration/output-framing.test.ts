@@ -101,13 +101,16 @@ describeIntegration("daytona output through every framing of the log stream", un
     expect(result).toMatchObject({ status: "success", output: "['first']\nTrue\nthird line\n" });
   });
 
+  // Session commands, each with its own log (`agent: false`): the agent's one long log goes through
+  // the same decoder, but a framing of a few bytes a message makes its start (its source, its
+  // frames) take minutes; the conformance and execution suites cover it at the daemon's framing.
   for (const [bridge, fake] of [
     ["python3 bridge", withPython],
     ["sh bridge (no python3 in the sandbox)", withoutPython],
   ] as const) {
     describe(bridge, () => {
       it("delivers every byte once, on its stream, with a message cut at each offset of the log in turn", async () => {
-        await using environment = await createEnvironment({ ...fake.connection });
+        await using environment = await createEnvironment({ ...fake.connection, agent: false });
         // The log's length, from a run without cuts: the cuts below cover all of it and a little more.
         await expectIntact(environment, SHORT, "no cut");
         const sandbox = fake.sandboxes.get(await environment.sandboxId())!;
@@ -135,7 +138,7 @@ describeIntegration("daytona output through every framing of the log stream", un
       for (const [name, framing, plan] of framings) {
         it(`delivers interleaved stdout and stderr of many sizes intact: ${name}`, async () => {
           fake.logFraming = framing;
-          await using environment = await createEnvironment({ ...fake.connection });
+          await using environment = await createEnvironment({ ...fake.connection, agent: false });
           await expectIntact(environment, plan, name);
         });
       }
@@ -144,12 +147,12 @@ describeIntegration("daytona output through every framing of the log stream", un
         // Not larger: the SDK spreads a message's bytes into an array push, which overflows the
         // stack past about 125 KB (the stream then breaks off; the daemon sends 1 KiB).
         fake.logReadBytes = 64 * 1024;
-        await using environment = await createEnvironment({ ...fake.connection });
+        await using environment = await createEnvironment({ ...fake.connection, agent: false });
         await expectIntact(environment, MIXED, "64 KiB reads");
       });
 
       it("catches a broken stream up exactly once, whatever the framing of the stream before and after the break", async () => {
-        await using environment = await createEnvironment({ ...fake.connection });
+        await using environment = await createEnvironment({ ...fake.connection, agent: false });
         for (const [name, framing] of [
           ["first label alone", () => atOffsets(3)],
           ["after every label", () => afterEveryLabel],

@@ -1,5 +1,6 @@
-// The backend's debug lines against the fake: the sandbox's creation and end, each command and
-// its exit, the SDK's own log lines (routed here instead of the console) — and never a credential.
+// The backend's debug lines against the fake: the sandbox's creation and end, the environment
+// agent (or that it is off), each command and its exit, the SDK's own log lines (routed here
+// instead of the console) — and never a credential.
 import { afterAll, afterEach, expect, it, vi } from "vitest";
 import { setDebugNamespaces, setDebugSink } from "@codecall/core";
 import { describeIntegration } from "@codecall/conformance";
@@ -41,8 +42,9 @@ describeIntegration("modal backend debug lines", undefined, () => {
     expect(ours).toEqual([
       "codecall:backend modal: creating a sandbox in app codecall from python:3.13-slim",
       expect.stringMatching(new RegExp(`^codecall:backend modal: created sandbox ${id} in \\d+ ms$`)),
-      "codecall:backend modal command 1: exit 4 [cwd /tmp]",
-      expect.stringMatching(/^codecall:backend modal command 1: exited 4 after \d+ ms$/),
+      expect.stringMatching(/^codecall:backend modal agent: up in \d+ ms \(pid \d+, Python 3\.[\d.]+, subreaper\)$/),
+      "codecall:backend modal agent command 1: exit 4 [cwd /tmp]",
+      expect.stringMatching(/^codecall:backend modal agent command 1: exited 4 after \d+ ms$/),
       `codecall:backend modal: terminated sandbox ${id}`,
     ]);
     const sdk = lines.filter((line) => line.includes("modal sdk "));
@@ -55,5 +57,22 @@ describeIntegration("modal backend debug lines", undefined, () => {
     const all = lines.join("\n");
     for (const secret of [FAKE_TOKEN_SECRET, "as-host-env-SECRET-wrong", JWT_HEADER]) expect(all).not.toContain(secret);
     for (const spy of console) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("say when the agent is off, and show each command as its own exec", async () => {
+    const lines: string[] = [];
+    setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
+    setDebugNamespaces("backend");
+    const environment = await createEnvironment({ agent: false });
+    try {
+      expect((await environment.execute("exit 4")).exitCode).toBe(4);
+    } finally {
+      await environment.close();
+    }
+    expect(lines.filter((line) => !line.includes(" modal: ") && !line.includes(" modal sdk "))).toEqual([
+      "codecall:backend modal agent: off; plain execs",
+      "codecall:backend modal command 1: exit 4",
+      expect.stringMatching(/^codecall:backend modal command 1: exited 4 after \d+ ms$/),
+    ]);
   });
 });

@@ -116,7 +116,8 @@ describe("commands at once", () => {
 describe("close", () => {
   it("terminates the sandbox it created, and everything running in it", async () => {
     const marker = `sleep 302.${Date.now() % 100_000}`;
-    const environment = await createEnvironment();
+    // Plain execs: through the agent, a daemon ends with the command that started it.
+    const environment = await createEnvironment({ agent: false });
     const id = environment.sandboxId!;
     // Left running in a session of its own (the command waits until it is there, past the group kill at its end).
     await environment.execute(

@@ -1,13 +1,14 @@
 // What this backend depends on stdin for, against the real SDK and the fake: every command reads
 // its header from stdin and hands the rest to a chained command (the wrapper's `sh` → subshell →
-// `sh -c`), files are written through stdin, and large input goes in pieces small enough for gRPC.
+// `sh -c`), files are written through stdin, large input goes in pieces small enough for gRPC, and
+// small writes made while one is in flight go out together (the environment agent's frames).
 // The fake cannot show that Modal's own router does the same (see the README).
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModalClient } from "modal";
 import { createEnvironment, type ModalEnvironment } from "../../src/index.js";
-import { STDIN_PIECE_BYTES } from "../../src/modal-exec.js";
-import { FakeModal } from "../fake-modal.js";
+import { STDIN_PIECE_BYTES, stdinWriter } from "../../src/stdin-writer.js";
+import { FakeModal, GRPC } from "../fake-modal.js";
 
 const fake = (await FakeModal.start()).use();
 afterAll(() => fake.stop());
@@ -46,6 +47,47 @@ describe("stdin", () => {
       const process = await sandbox.exec(["cat"], { mode: "binary" });
       const writer = process.stdin.getWriter();
       await expect(writer.write(new Uint8Array(5 * 1024 * 1024))).rejects.toThrow(/RESOURCE_EXHAUSTED/);
+      await process.closeStdin();
+      expect(await process.wait()).toBe(0);
+    } finally {
+      sandbox.detach();
+      client.close();
+    }
+  });
+
+  it("gathers the small writes made while one is in flight into the next call, in order", async () => {
+    const client = new ModalClient();
+    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
+    try {
+      const process = await sandbox.exec(["cat"], { mode: "binary" });
+      const before = fake.calls("TaskExecStdinWrite").length;
+      const writer = stdinWriter(process.stdin, { gather: true, stop: new AbortController().signal, onBroken: () => {} }).getWriter();
+      const pieces = Array.from({ length: 200 }, (_, index) => `${index},`);
+      const written = Promise.all([...pieces.map((piece) => writer.write(new TextEncoder().encode(piece))), writer.close()]);
+      const [output] = await Promise.all([new Response(process.stdout).text(), written]);
+      expect(output).toBe(pieces.join(""));
+      // The first piece alone (nothing was in flight), the other 199 together, then the EOF.
+      expect(fake.calls("TaskExecStdinWrite").length - before).toBe(3);
+      expect(await process.wait()).toBe(0);
+    } finally {
+      sandbox.detach();
+      client.close();
+    }
+  });
+
+  it("gives a gathered command up when a call fails, since its input now has a hole", async () => {
+    const client = new ModalClient();
+    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
+    try {
+      const process = await sandbox.exec(["cat"], { mode: "binary" });
+      let onBroken: (error: unknown) => void = () => {};
+      const broken = new Promise<unknown>((resolve) => (onBroken = resolve));
+      const writer = stdinWriter(process.stdin, { gather: true, stop: new AbortController().signal, onBroken }).getWriter();
+      await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1 });
+      // Taken at once: the failure is only known once the call comes back.
+      await writer.write(new TextEncoder().encode("lost"));
+      expect(String(await broken)).toMatch(/INVALID_ARGUMENT: injected by the test/);
+      await expect(writer.write(new TextEncoder().encode("after"))).rejects.toThrow(/INVALID_ARGUMENT: injected by the test/);
       await process.closeStdin();
       expect(await process.wait()).toBe(0);
     } finally {

@@ -58,10 +58,10 @@ const LOADER = [
 /** The last argument of the agent's command line: how it is told apart in a process list. */
 export const AGENT_PROCESS_NAME = "codecall-agent";
 
-/** The exec that starts the agent. */
+/** The exec that starts the agent: a streaming one (its stdin is written for as long as it runs). */
 export function agentExec(): ExecRequest {
   const argv = ["sh", "-c", 'exec python3 -I -S -B -c "$0" "$1"', LOADER, AGENT_PROCESS_NAME];
-  return { argv, command: argv.map(shellQuote).join(" ") };
+  return { argv, command: argv.map(shellQuote).join(" "), streaming: true };
 }
 
 /** What goes first on the agent's stdin: the bootstrap, then the modules it reads. */

@@ -84,6 +84,8 @@ interface PendingReply {
 const STDERR_GRACE_MS = 100;
 /** How long the backend may take to report the exit of an agent whose output ended. */
 const EXIT_GRACE_MS = 5_000;
+/** How long the exit may take to say why, after the agent's output failed. */
+const FAILED_OUTPUT_GRACE_MS = 500;
 
 export class AgentLink implements StreamLink {
   readonly #channel: ExecChannel;
@@ -258,9 +260,14 @@ export class AgentLink implements StreamLink {
       await Promise.race([this.ended, delay(EXIT_GRACE_MS, { unref: true })]);
       this.#lose(this.#closing ? "the agent was closed" : "the agent's output ended");
     } catch (error) {
-      const why =
-        error instanceof AgentProtocolError ? `the agent sent garbage (${error.message})` : `the agent's output failed (${errorMessage(error)})`;
-      this.#lose(why);
+      if (error instanceof AgentProtocolError) {
+        this.#lose(`the agent sent garbage (${error.message})`);
+        return;
+      }
+      // A backend that loses the whole environment (a sandbox ended) fails the output and the exit
+      // together: the exit's reason is the backend's own words, so it is given a moment to win.
+      await Promise.race([this.ended, delay(FAILED_OUTPUT_GRACE_MS, { unref: true })]);
+      this.#lose(`the agent's output failed (${errorMessage(error)})`);
     } finally {
       reader.releaseLock();
     }
