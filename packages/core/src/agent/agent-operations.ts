@@ -107,7 +107,11 @@ export class AgentOperations implements RemoteOperations {
     const bytes = await collecting;
     // Checked here too: what the agent says is not trusted to bound the host's memory.
     if (maxBytes !== undefined && (bytes === undefined || bytes.length > maxBytes)) throw fileTooLarge(path, maxBytes);
-    return bytes ?? new Uint8Array(0);
+    if (bytes === undefined) return new Uint8Array(0);
+    // A plain Uint8Array, as from every other backend: frames cut from a backend's Buffer chunks
+    // (Modal's SDK hands Buffers) would otherwise surface as a Buffer (a subclass that, e.g.,
+    // JSON-serialises differently).
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   async tempDir(root: string | undefined): Promise<string> {
