@@ -125,7 +125,9 @@ describeIntegration("daytona output through every framing of the log stream", un
           await Promise.all(Array.from({ length: 8 }, () => expectIntact(environment, SHORT, `one of the cuts at offsets ${first} to ${first + 7}`)));
         }
         expect(cut).toBeGreaterThan(length);
-      });
+        // Dozens of session commands in a row through the fake daemon: 45 s on a loaded CI machine
+        // (its 60 s default was missed once), not a hang.
+      }, 240_000);
 
       const framings: Array<[string, (() => LogFraming) | undefined, Plan]> = [
         ["the fake's 1 KiB reads", undefined, MIXED],
