@@ -5,7 +5,7 @@
 // The fake cannot show that Modal's own router does the same (see the README).
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ModalClient } from "modal";
+import { ModalClient, type ContainerProcess } from "modal";
 import { createEnvironment, type ModalEnvironment } from "../../src/index.js";
 import { STDIN_PIECE_BYTES, stdinWriter } from "../../src/stdin-writer.js";
 import { FakeModal, GRPC } from "../fake-modal.js";
@@ -15,6 +15,17 @@ afterAll(() => fake.stop());
 
 describe("stdin", () => {
   let environment: ModalEnvironment;
+  /** Runs `test` on a `cat` started in the suite's sandbox through a client of the test's own. */
+  async function withCat(test: (process: ContainerProcess) => Promise<void>): Promise<void> {
+    const client = new ModalClient();
+    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
+    try {
+      await test(await sandbox.exec(["cat"], { mode: "binary" }));
+    } finally {
+      sandbox.detach();
+      client.close();
+    }
+  }
   beforeAll(async () => {
     environment = await createEnvironment();
   });
@@ -40,26 +51,16 @@ describe("stdin", () => {
     expect(check.stdout.trim()).toBe(createHash("sha256").update(data).digest("hex"));
   });
 
-  it("is needed in pieces: the fake, like a gRPC server at its default limit, refuses one 5 MiB write", async () => {
-    const client = new ModalClient();
-    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
-    try {
-      const process = await sandbox.exec(["cat"], { mode: "binary" });
+  it("is needed in pieces: the fake, like a gRPC server at its default limit, refuses one 5 MiB write", () =>
+    withCat(async (process) => {
       const writer = process.stdin.getWriter();
       await expect(writer.write(new Uint8Array(5 * 1024 * 1024))).rejects.toThrow(/RESOURCE_EXHAUSTED/);
       await process.closeStdin();
       expect(await process.wait()).toBe(0);
-    } finally {
-      sandbox.detach();
-      client.close();
-    }
-  });
+    }));
 
-  it("gathers the small writes made while one is in flight into the next call, in order", async () => {
-    const client = new ModalClient();
-    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
-    try {
-      const process = await sandbox.exec(["cat"], { mode: "binary" });
+  it("gathers the small writes made while one is in flight into the next call, in order", () =>
+    withCat(async (process) => {
       const before = fake.calls("TaskExecStdinWrite").length;
       const writer = stdinWriter(process.stdin, { gather: true, stop: new AbortController().signal, onBroken: () => {} }).getWriter();
       const pieces = Array.from({ length: 200 }, (_, index) => `${index},`);
@@ -69,17 +70,10 @@ describe("stdin", () => {
       // The first piece alone (nothing was in flight), the other 199 together, then the EOF.
       expect(fake.calls("TaskExecStdinWrite").length - before).toBe(3);
       expect(await process.wait()).toBe(0);
-    } finally {
-      sandbox.detach();
-      client.close();
-    }
-  });
+    }));
 
-  it("gives a gathered command up when a call fails, since its input now has a hole", async () => {
-    const client = new ModalClient();
-    const sandbox = await client.sandboxes.fromId(environment.sandboxId!);
-    try {
-      const process = await sandbox.exec(["cat"], { mode: "binary" });
+  it("gives a gathered command up when a call fails, since its input now has a hole", () =>
+    withCat(async (process) => {
       let onBroken: (error: unknown) => void = () => {};
       const broken = new Promise<unknown>((resolve) => (onBroken = resolve));
       const writer = stdinWriter(process.stdin, { gather: true, stop: new AbortController().signal, onBroken }).getWriter();
@@ -90,9 +84,5 @@ describe("stdin", () => {
       await expect(writer.write(new TextEncoder().encode("after"))).rejects.toThrow(/INVALID_ARGUMENT: injected by the test/);
       await process.closeStdin();
       expect(await process.wait()).toBe(0);
-    } finally {
-      sandbox.detach();
-      client.close();
-    }
-  });
+    }));
 });
