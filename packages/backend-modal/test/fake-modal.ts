@@ -86,8 +86,20 @@ export class FakeModal {
     return method === undefined ? calls : calls.filter((call) => call.method === method);
   }
 
-  /** After `after` more calls of `method` succeed, the next `times` fail with gRPC status `code` (0 times disarms). */
-  async fail(method: string, code: number, { times = 1, after = 0, details = "injected by the test" } = {}): Promise<void> {
+  /**
+   * After `after` more calls of `method` succeed, the next `times` fail with gRPC status `code` (0
+   * times disarms). With `sandboxId`, only calls about that sandbox count (see `FakeState.addFault`).
+   */
+  async fail(
+    method: string,
+    code: number,
+    {
+      times = 1,
+      after = 0,
+      details = "injected by the test",
+      sandboxId,
+    }: { times?: number; after?: number; details?: string; sandboxId?: string } = {},
+  ): Promise<void> {
     const id = this.#nextId++;
     const answered = new Promise<void>((resolve) => {
       const onLine = (line: string) => {
@@ -97,7 +109,7 @@ export class FakeModal {
       };
       this.#lines.on("line", onLine);
     });
-    this.#child.stdin!.write(`${JSON.stringify({ id, op: "fail", method, code, times, after, details })}\n`);
+    this.#child.stdin!.write(`${JSON.stringify({ id, op: "fail", method, code, times, after, details, sandboxId })}\n`);
     await answered;
   }
 

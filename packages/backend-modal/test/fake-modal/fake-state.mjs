@@ -11,7 +11,7 @@ export class FakeState {
   images = new Set();
   /** @type {Map<string, import("./fake-sandbox.mjs").FakeSandbox>} */
   sandboxes = new Map();
-  /** method → { code, details, times, after } */
+  /** method → { code, details, times, after, sandboxId } */
   #faults = new Map();
   routerUrl = "";
 
@@ -32,16 +32,20 @@ export class FakeState {
     appendFileSync(this.callLog, `${JSON.stringify({ method, request: summarize(request) })}\n`);
   }
 
-  /** After `after` more calls of `method` succeed, the next `times` fail with `code` (0 times disarms). */
-  addFault(method, code, details, times, after) {
-    if (times > 0) this.#faults.set(method, { code, details, times, after });
+  /**
+   * After `after` more calls of `method` succeed, the next `times` fail with `code` (0 times
+   * disarms). With `sandboxId`, only calls about that sandbox count: a test's fault is not used up
+   * by another test's leftovers (the SDK retries calls to a sandbox that has ended).
+   */
+  addFault(method, code, details, times, after, sandboxId) {
+    if (times > 0) this.#faults.set(method, { code, details, times, after, sandboxId });
     else this.#faults.delete(method);
   }
 
-  /** The fault for this call of `method`, if one is armed (used up as it is taken). */
-  takeFault(method) {
+  /** The fault for this call of `method` with `request`, if one is armed (used up as it is taken). */
+  takeFault(method, request) {
     const fault = this.#faults.get(method);
-    if (!fault) return undefined;
+    if (!fault || !this.#concerns(request, fault.sandboxId)) return undefined;
     if (fault.after > 0) {
       fault.after -= 1;
       return undefined;
@@ -49,6 +53,13 @@ export class FakeState {
     fault.times -= 1;
     if (fault.times <= 0) this.#faults.delete(method);
     return fault;
+  }
+
+  /** Whether `request` is about sandbox `sandboxId` (any request, without one). */
+  #concerns(request, sandboxId) {
+    if (sandboxId === undefined) return true;
+    if (request.sandbox_id !== undefined) return request.sandbox_id === sandboxId;
+    return request.task_id !== undefined && request.task_id === this.sandboxes.get(sandboxId)?.taskId;
   }
 }
 

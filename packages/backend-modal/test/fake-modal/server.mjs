@@ -59,7 +59,7 @@ function serve(handlers, streaming = new Set()) {
           method,
           (call) => {
             state.record(method, call.request);
-            const fault = state.takeFault(method);
+            const fault = state.takeFault(method, call.request);
             const context = callContext(call);
             const write = (message) => new Promise((resolve) => (call.write(message) ? resolve() : call.once("drain", resolve)));
             Promise.resolve()
@@ -78,7 +78,7 @@ function serve(handlers, streaming = new Set()) {
         method,
         (call, callback) => {
           state.record(method, call.request);
-          const fault = state.takeFault(method);
+          const fault = state.takeFault(method, call.request);
           const context = callContext(call);
           Promise.resolve()
             .then(() => {
@@ -115,7 +115,7 @@ createInterface({ input: process.stdin })
   .on("line", (line) => {
     const command = JSON.parse(line);
     if (command.op === "fail")
-      state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1, command.after ?? 0);
+      state.addFault(command.method, command.code, command.details ?? "injected fault", command.times ?? 1, command.after ?? 0, command.sandboxId);
     process.stdout.write(`${JSON.stringify({ ok: command.id })}\n`);
   })
   .on("close", shutdown);

@@ -208,7 +208,7 @@ describe("stdin the router refuses", () => {
   afterEach(() => fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 0 }));
 
   it("fails a command whose header is refused at once (the wrapper would wait for it forever)", async () => {
-    await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1000 });
+    await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1000, sandboxId: environment.sandboxId });
     const error = await environment.execute("echo never").catch((caught: unknown) => caught);
     expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);
     expect((error as Error).message).toMatch(/^modal: could not send the command to the environment: .*INVALID_ARGUMENT: injected by the test/);
@@ -219,7 +219,7 @@ describe("stdin the router refuses", () => {
     // A command fed input is killable: its pidfile directory is made once, by an exec of its own.
     expect((await environment.execute("cat", { stdin: "warm" })).stdout).toBe("warm");
     // The header (the command's first write) goes through; the input after it is refused.
-    await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1000, after: 1 });
+    await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1000, after: 1, sandboxId: environment.sandboxId });
     const started = Date.now();
     const error = await environment.execute(`cat; ${marker}`, { stdin: "input the router refuses" }).catch((caught: unknown) => caught);
     expect(CodecallError.isInstance(error, "ENVIRONMENT_FAILED")).toBe(true);

@@ -77,7 +77,7 @@ describe("stdin", () => {
       let onBroken: (error: unknown) => void = () => {};
       const broken = new Promise<unknown>((resolve) => (onBroken = resolve));
       const writer = stdinWriter(process.stdin, { gather: true, stop: new AbortController().signal, onBroken }).getWriter();
-      await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1 });
+      await fake.fail("TaskExecStdinWrite", GRPC.INVALID_ARGUMENT, { times: 1, sandboxId: environment.sandboxId });
       // Taken at once: the failure is only known once the call comes back.
       await writer.write(new TextEncoder().encode("lost"));
       expect(String(await broken)).toMatch(/INVALID_ARGUMENT: injected by the test/);
