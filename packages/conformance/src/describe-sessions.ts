@@ -284,6 +284,44 @@ print(repr(sys.stdin.read()))
     );
 
     it(
+      "gives every cell the kernel's stdout and stderr back, whatever the cell before did to them",
+      async () => {
+        const kernel = session({ limits: { timeoutMs: 20_000 } });
+        await kernel.run("kept = 'yes'");
+        const breakers = [
+          "import sys\nsys.stdout = None",
+          "import sys\nsys.stdout.close()",
+          "import os\nos.close(1)",
+          "import os, sys\nos.dup2(os.open(os.devnull, os.O_WRONLY), 1)\nos.close(2)\nsys.stderr = None",
+        ];
+        for (const breaker of breakers) {
+          // Each ends as a cell (the kernel's end marker still gets out), then the next prints.
+          expect(await kernel.run(breaker)).toMatchObject({ status: "success", state: "kept" });
+          const after = await kernel.run("import sys\nprint(kept)\nraise SystemExit('and on stderr')");
+          expect(after).toMatchObject({ status: "error", state: "kept", output: "yes\n--- stderr ---\nand on stderr\n" });
+        }
+      },
+      timeout,
+    );
+
+    it(
+      "ends the kernel of a cell that closes the kernel's channel to the host, saying so in that cell, and starts fresh",
+      async () => {
+        const kernel = session({ limits: { timeoutMs: 20_000 } });
+        await kernel.run("kept = 'yes'");
+        // What daemonising code does; the descriptor may then be taken by a file the cell opens.
+        const deaf = await kernel.run("import os\nos.closerange(3, 4096)\nreused = open(os.devnull)\nprint('closed')");
+        expect(deaf).toMatchObject({ status: "error", state: "lost" });
+        expect(deaf.output).toMatch(/^closed\n--- stderr ---\ncodecall: this cell closed the session kernel's channel to the host/);
+        expect(deaf.stateNote).toMatch(/the cell closed the session kernel's channel to the host, so the kernel had to end/);
+        const after = await kernel.run("print(globals().get('kept'))");
+        expect(after).toMatchObject({ status: "success", output: "None\n", state: "fresh" });
+        expect(after.stateNote).toBeUndefined();
+      },
+      timeout,
+    );
+
+    it(
       "says the state was lost when the kernel was killed from outside, and starts fresh",
       async () => {
         const kernel = session();

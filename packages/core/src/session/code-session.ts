@@ -122,9 +122,9 @@ class Session implements CodeSession {
       this.#kernel = kernel;
     }
     identity.transport = kernel.opened.transport.id;
-    const { result, killed } = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
+    const { result, killed, ending } = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
     if (fresh && kernel.opened.skipped.length > 0) result.transportsSkipped = [...kernel.opened.skipped];
-    const final = this.#finishCell(kernel, result, killed, number, fresh);
+    const final = this.#finishCell(kernel, result, ending, killed, number, fresh);
     observer.emit({ type: "finished", runId: `${this.id}-${number}`, result: final });
     return final;
   }
@@ -137,7 +137,7 @@ class Session implements CodeSession {
     observer: RunObserver,
     elapsed: () => number,
     identity: { backend: string; transport: string },
-  ): Promise<{ result: ExecuteCodeResult; killed: boolean }> {
+  ): Promise<{ result: ExecuteCodeResult; killed: boolean; ending: CellEnding }> {
     const { limits } = this.#prepared;
     const runId = `${this.id}-${number}`;
     const timeLimit = new PausableTimer();
@@ -205,24 +205,36 @@ class Session implements CodeSession {
       timeoutMessage: `Cell timed out after ${formatSeconds(limits.timeoutMs)} and was ${stop.killed ? "killed: it did not stop when interrupted" : "interrupted"}.`,
       ...identity,
     });
-    return { result, killed: stop.killed };
+    return { result, killed: stop.killed, ending: output.ending };
   }
 
   /** The cell's result with its state: lost when its kernel ended during it, or had before it. */
-  #finishCell(kernel: StartedKernel, composed: ExecuteCodeResult, killed: boolean, number: number, fresh: boolean): CodeSessionResult {
-    const ending = kernel.process.ended;
-    if (ending === undefined) return this.#withState(composed, number, fresh ? "fresh" : "kept");
-    const by = this.#endedBy.get(kernel);
-    let why: string;
-    if (by === "reset") why = "the session was reset while the cell ran";
-    else if (by === "close") why = "the session was closed while the cell ran";
-    else if (killed)
-      why = `the cell did not stop within ${formatSeconds(this.#prepared.limits.killGraceMs)} of being interrupted, so the session's kernel was killed`;
-    else why = `the session's kernel ended during the cell (${describeEnding(ending)})`;
+  #finishCell(
+    kernel: StartedKernel,
+    composed: ExecuteCodeResult,
+    ending: CellEnding,
+    killed: boolean,
+    number: number,
+    fresh: boolean,
+  ): CodeSessionResult {
+    const why = (ending.kind === "finished" ? ending.kernelEnds : undefined) ?? this.#whyKernelEnded(kernel, killed);
+    if (why === undefined) return this.#withState(composed, number, fresh ? "fresh" : "kept");
     if (this.#kernel === kernel) void this.#endKernel("reset");
     // A reset or close is the caller's own doing: the next cell starts fresh without a notice.
     this.#lostSince = undefined;
     return loseState(composed, number, why);
+  }
+
+  /** Why `kernel` ended during a cell, or undefined while it runs on. */
+  #whyKernelEnded(kernel: StartedKernel, killed: boolean): string | undefined {
+    const ended = kernel.process.ended;
+    if (ended === undefined) return undefined;
+    const by = this.#endedBy.get(kernel);
+    if (by === "reset") return "the session was reset while the cell ran";
+    if (by === "close") return "the session was closed while the cell ran";
+    if (killed)
+      return `the cell did not stop within ${formatSeconds(this.#prepared.limits.killGraceMs)} of being interrupted, so the session's kernel was killed`;
+    return `the session's kernel ended during the cell (${describeEnding(ended)})`;
   }
 
   /** A result of a cell that ran in a fresh kernel: `lost` (with the note) when a loss is still unreported. */

@@ -13,7 +13,8 @@ import { CellMarkerSplitter } from "./cell-markers.js";
 
 /** How a cell ended, as the kernel reported it, or how the kernel itself ended during the cell. */
 export type CellEnding =
-  | { kind: "finished"; status: "ok" | "error" | "interrupted"; exitCode: number }
+  /** `kernelEnds`: why the kernel ends right after this cell (it says so in the cell's marker). */
+  | { kind: "finished"; status: "ok" | "error" | "interrupted"; exitCode: number; kernelEnds?: string }
   | { kind: "died"; exit: ProcessExit }
   | { kind: "lost"; because: string };
 
@@ -49,7 +50,7 @@ interface ActiveCell {
   readonly sinks: CellSinks;
   readonly stdout: OutputCapture;
   readonly stderr: OutputCapture;
-  outcome?: { status: "ok" | "error" | "interrupted"; exitCode: number; stderrMarked: boolean };
+  outcome?: { status: "ok" | "error" | "interrupted"; exitCode: number; stderrMarked: boolean; kernelEnds?: string };
   stderrMarked: boolean;
   readonly settle: (output: CellOutput) => void;
 }
@@ -163,18 +164,24 @@ export class KernelProcess {
   #marker(which: "stdout" | "stderr", payload: unknown): void {
     const cell = this.#cell;
     if (cell === undefined || typeof payload !== "object" || payload === null) return;
-    const marker = payload as { cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown };
+    const marker = payload as { cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown; kernelEnds?: unknown };
     // A repeated marker (the kernel retries one a late interrupt broke) or another cell's: ignored.
     if (marker.cell !== cell.number) return;
     if (which === "stderr") cell.stderrMarked = true;
     else if (cell.outcome === undefined) {
       const status = marker.status === "ok" || marker.status === "interrupted" ? marker.status : "error";
       const exitCode = typeof marker.exitCode === "number" ? marker.exitCode : 1;
-      cell.outcome = { status, exitCode, stderrMarked: marker.stderr !== false };
+      cell.outcome = {
+        status,
+        exitCode,
+        stderrMarked: marker.stderr !== false,
+        ...(typeof marker.kernelEnds === "string" ? { kernelEnds: marker.kernelEnds } : {}),
+      };
     }
     const { outcome } = cell;
     if (outcome !== undefined && (cell.stderrMarked || !outcome.stderrMarked)) {
-      this.#finish(cell, { kind: "finished", status: outcome.status, exitCode: outcome.exitCode });
+      const { stderrMarked: _, ...ended } = outcome;
+      this.#finish(cell, { kind: "finished", ...ended });
     }
   }
 

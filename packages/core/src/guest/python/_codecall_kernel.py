@@ -11,6 +11,10 @@ launcher, and talks to it over two channels that a cell cannot reach by accident
   marker to each: the session's nonce (random, sent over stdin, never in the environment) then a
   JSON line. Everything before the marker is the cell's output; a cell that prints text looking
   like a marker cannot end its cell early without knowing the nonce.
+- Each cell starts with the kernel's own stdout and stderr, whatever the cell before did to them:
+  descriptors 1 and 2 closed or pointed elsewhere (`os.close(1)`, `os.dup2`), `sys.stdout`
+  replaced or closed. Without that, one careless cell would silence every later one, and the
+  kernel could not write its end marker — the host would wait for it until the time limit.
 
 An interrupt is SIGINT to the kernel itself: KeyboardInterrupt in the cell, in the main thread,
 also inside sleeps, waits, subprocess waits and tool calls. A cell that ignores it (SIG_IGN, or C
@@ -95,11 +99,49 @@ def _tag_tool_calls():
         setattr(_codecall_client, "call", lambda method, params: blocking(method, tagged(params)))
 
 
+class Output:
+    """The kernel's own stdout and stderr, kept to put back after each cell (see the module's
+    docstring): private copies of descriptors 1 and 2 (not inherited by what cells run) and the
+    text streams Python made for them."""
+
+    def __init__(self):
+        self.saved = {1: os.dup(1), 2: os.dup(2)}
+        self.streams = {1: sys.stdout, 2: sys.stderr}
+
+    def restore(self):
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            try:
+                os.dup2(self.saved[fd], fd)  # Also when unchanged: the same pipe again.
+            except OSError:
+                continue  # The cell closed the kernel's copy too (os.closerange): left as it is.
+            stream = self.streams[fd]
+            if stream is None or stream.closed:
+                stream = self.streams[fd] = _reopened(fd, stream)
+            setattr(sys, name, stream)
+
+
+def _reopened(fd, closed):
+    # type: (int, Any) -> Any
+    """A text stream on `fd` in place of `closed`, with its encoding and buffering."""
+    import io
+
+    line_buffering = bool(getattr(closed, "line_buffering", fd == 2))
+    return io.TextIOWrapper(
+        io.FileIO(fd, "w", closefd=False),
+        encoding=getattr(closed, "encoding", None) or "utf-8",
+        errors=getattr(closed, "errors", None) or "backslashreplace",
+        line_buffering=line_buffering,
+        write_through=fd == 2,
+    )
+
+
 class Kernel:
     def __init__(self, control, nonce):
         # type: (Any, bytes) -> None
         self.control = control
         self.nonce = nonce
+        self.output = Output()
+        self.channel = _identity(control.fileno())
         self.requests = []  # type: list
         self.arrived = threading.Condition()
         # Guards `running` against the reader's interrupt: no SIGINT is sent once a cell has ended.
@@ -107,6 +149,7 @@ class Kernel:
         self.running = None  # type: Optional[int]
         self.ended = 0  # The last cell that has ended.
         self.interrupted = set()  # type: set
+        self.leaving = False  # A cell broke the channel: the kernel ends after it.
         self.globals = self._cell_module().__dict__
 
     @staticmethod
@@ -120,7 +163,22 @@ class Kernel:
 
     def read_requests(self):
         """The reader thread: queues runs, interrupts the running cell, and ends the kernel when
-        the host goes away (its end of stdin closes)."""
+        the host goes away (its end of stdin closes) or the channel breaks (a cell closed the
+        kernel's descriptors: `os.closerange`). A kernel that can no longer hear the host ends, so
+        the host sees it gone at once instead of waiting out a cell it can never send."""
+        try:
+            self._read_requests()
+        except Exception:
+            with self.lock:
+                # The cell that broke it says so as it ends, and ends the kernel (see end_cell).
+                if self.running is not None or self.leaving:
+                    return
+            _flush()
+            os._exit(1)  # Broken between cells (by a thread a cell left running).
+        _flush()
+        os._exit(0)
+
+    def _read_requests(self):
         for line in self.control:
             message = json.loads(line)
             if "interrupt" in message:
@@ -136,8 +194,6 @@ class Kernel:
             with self.arrived:
                 self.requests.append(message)
                 self.arrived.notify()
-        _flush()
-        os._exit(0)
 
     def next_request(self):
         # type: () -> dict
@@ -190,19 +246,43 @@ class Kernel:
             # child would at the end of the script.
             _flush()
             os._exit(exit_code)
+        deaf = _identity(self.control.fileno()) != self.channel
         while True:
             try:
                 with self.lock:
                     self.running = None
                     self.ended = number
                     self.interrupted.discard(number)
+                    self.leaving = deaf
                 _flush()
+                self.output.restore()
+                if deaf:
+                    status, exit_code = "error", 1
+                    _write(2, _DEAF_KERNEL)
                 stderr_marked = _write(2, self.nonce + json.dumps({"cell": number}).encode() + b"\n")
                 outcome = {"cell": number, "status": status, "exitCode": exit_code, "stderr": stderr_marked}
+                if deaf:
+                    outcome["kernelEnds"] = "the cell closed the session kernel's channel to the host, so the kernel had to end"
                 _write(1, self.nonce + json.dumps(outcome).encode() + b"\n")
-                return
+                break
             except KeyboardInterrupt:
                 continue  # A late interrupt: the host ignores a marker it has already seen.
+        if deaf:
+            os._exit(1)
+
+
+_DEAF_KERNEL = b"codecall: this cell closed the session kernel's channel to the host (os.closerange?)\n"
+
+
+def _identity(fd):
+    # type: (int) -> Optional[tuple]
+    """What descriptor `fd` is open on, or None when it is closed: a cell that closed the
+    kernel's channel may have opened something else that got its number."""
+    try:
+        stat = os.fstat(fd)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
 
 
 def _exit_status(code):
