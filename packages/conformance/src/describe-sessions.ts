@@ -284,7 +284,7 @@ print(repr(sys.stdin.read()))
     );
 
     it(
-      "gives every cell the kernel's stdout and stderr back, whatever the cell before did to them",
+      "gives every cell the kernel's stdout and stderr back, whatever the cell before did to them or to the modules",
       async () => {
         const kernel = session({ limits: { timeoutMs: 20_000 } });
         await kernel.run("kept = 'yes'");
@@ -293,6 +293,8 @@ print(repr(sys.stdin.read()))
           "import sys\nsys.stdout.close()",
           "import os\nos.close(1)",
           "import os, sys\nos.dup2(os.open(os.devnull, os.O_WRONLY), 1)\nos.close(2)\nsys.stderr = None",
+          // Modules are shared with the kernel: its own end of a cell must not use what a cell patched.
+          "import json, os\njson.dumps = json.loads = lambda *args, **kwargs: 'patched'\nos.write = os.kill = None",
         ];
         for (const breaker of breakers) {
           // Each ends as a cell (the kernel's end marker still gets out), then the next prints.

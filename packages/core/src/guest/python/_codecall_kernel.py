@@ -39,7 +39,11 @@ if TYPE_CHECKING:  # Annotations only.
     from typing import Any, Callable, Optional
 
 _KERNEL_FILE = __file__
-_KERNEL_PID = os.getpid()
+# What the kernel's own path (reading requests, end markers) calls, bound now: cells share the
+# modules, and one that patches `json.dumps` or `os.write` must not break every later cell's end.
+_dumps, _loads = json.dumps, json.loads
+_os_write, _os_kill, _os_getpid, _os_exit, _os_dup2, _os_fstat = os.write, os.kill, os.getpid, os._exit, os.dup2, os.fstat
+_KERNEL_PID = _os_getpid()
 # A task a thread pool runs belongs to the cell that submitted it (see `_pooled`).
 _task_cell = threading.local()
 
@@ -111,7 +115,7 @@ class Output:
     def restore(self):
         for fd, name in ((1, "stdout"), (2, "stderr")):
             try:
-                os.dup2(self.saved[fd], fd)  # Also when unchanged: the same pipe again.
+                _os_dup2(self.saved[fd], fd)  # Also when unchanged: the same pipe again.
             except OSError:
                 continue  # The cell closed the kernel's copy too (os.closerange): left as it is.
             stream = self.streams[fd]
@@ -174,13 +178,13 @@ class Kernel:
                 if self.running is not None or self.leaving:
                     return
             _flush()
-            os._exit(1)  # Broken between cells (by a thread a cell left running).
+            _os_exit(1)  # Broken between cells (by a thread a cell left running).
         _flush()
-        os._exit(0)
+        _os_exit(0)
 
     def _read_requests(self):
         for line in self.control:
-            message = json.loads(line)
+            message = _loads(line)
             if "interrupt" in message:
                 number = message["interrupt"]
                 with self.lock:
@@ -189,7 +193,7 @@ class Kernel:
                     if number > self.ended:
                         self.interrupted.add(number)
                     if self.running == number:
-                        os.kill(os.getpid(), signal.SIGINT)
+                        _os_kill(_os_getpid(), signal.SIGINT)
                 continue
             with self.arrived:
                 self.requests.append(message)
@@ -241,11 +245,11 @@ class Kernel:
 
     def end_cell(self, number, status, exit_code):
         # type: (int, str, int) -> None
-        if os.getpid() != _KERNEL_PID:
+        if _os_getpid() != _KERNEL_PID:
             # A child the cell forked that ran on past the cell's end: it ends here, as a script's
             # child would at the end of the script.
             _flush()
-            os._exit(exit_code)
+            _os_exit(exit_code)
         deaf = _identity(self.control.fileno()) != self.channel
         while True:
             try:
@@ -259,16 +263,16 @@ class Kernel:
                 if deaf:
                     status, exit_code = "error", 1
                     _write(2, _DEAF_KERNEL)
-                stderr_marked = _write(2, self.nonce + json.dumps({"cell": number}).encode() + b"\n")
+                stderr_marked = _write(2, self.nonce + _dumps({"cell": number}).encode() + b"\n")
                 outcome = {"cell": number, "status": status, "exitCode": exit_code, "stderr": stderr_marked}
                 if deaf:
                     outcome["kernelEnds"] = "the cell closed the session kernel's channel to the host, so the kernel had to end"
-                _write(1, self.nonce + json.dumps(outcome).encode() + b"\n")
+                _write(1, self.nonce + _dumps(outcome).encode() + b"\n")
                 break
             except KeyboardInterrupt:
                 continue  # A late interrupt: the host ignores a marker it has already seen.
         if deaf:
-            os._exit(1)
+            _os_exit(1)
 
 
 _DEAF_KERNEL = b"codecall: this cell closed the session kernel's channel to the host (os.closerange?)\n"
@@ -279,7 +283,7 @@ def _identity(fd):
     """What descriptor `fd` is open on, or None when it is closed: a cell that closed the
     kernel's channel may have opened something else that got its number."""
     try:
-        stat = os.fstat(fd)
+        stat = _os_fstat(fd)
     except OSError:
         return None
     return (stat.st_dev, stat.st_ino)
@@ -320,7 +324,7 @@ def _write(fd, data):
     # type: (int, bytes) -> bool
     try:
         while data:
-            data = data[os.write(fd, data) :]
+            data = data[_os_write(fd, data) :]
         return True
     except OSError:
         return False  # The cell closed it.
@@ -333,7 +337,7 @@ def main():
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    hello = json.loads(control.readline() or b"{}")
+    hello = _loads(control.readline() or b"{}")
     if "nonce" not in hello:
         sys.exit("codecall kernel: no hello from the host")
     kernel = Kernel(control, hello["nonce"].encode())
