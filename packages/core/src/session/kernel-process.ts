@@ -65,6 +65,12 @@ export class KernelProcess {
   #ended: CellEnding | undefined;
   readonly #drained: Promise<unknown>;
   readonly #released = new AbortController();
+  #onStarted: () => void = () => {};
+  /**
+   * Resolves once the kernel has imported the tools module and waits for its first cell, or has
+   * ended; never rejects. A cell's time limit starts after it: starting is not the cell's time.
+   */
+  readonly started = new Promise<void>((resolve) => (this.#onStarted = resolve));
 
   /** Takes over a spawned kernel and greets it with the session's nonce and tools module. */
   constructor(process: EnvironmentProcess, hello: { nonce: string; module: string }) {
@@ -162,9 +168,11 @@ export class KernelProcess {
   }
 
   #marker(which: "stdout" | "stderr", payload: unknown): void {
+    if (typeof payload !== "object" || payload === null) return;
+    const marker = payload as { ready?: unknown; cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown; kernelEnds?: unknown };
+    if (marker.ready === true) this.#onStarted();
     const cell = this.#cell;
-    if (cell === undefined || typeof payload !== "object" || payload === null) return;
-    const marker = payload as { cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown; kernelEnds?: unknown };
+    if (cell === undefined) return;
     // A repeated marker (the kernel retries one a late interrupt broke) or another cell's: ignored.
     if (marker.cell !== cell.number) return;
     if (which === "stderr") cell.stderrMarked = true;
@@ -187,6 +195,7 @@ export class KernelProcess {
 
   #end(ending: CellEnding): void {
     this.#ended ??= ending;
+    this.#onStarted();
     void this.#settleEnded(ending);
   }
 

@@ -6,7 +6,9 @@ import type { ExecuteCodeResult } from "../execute/result.js";
  * The options of `executeCode` that hold for every cell of a session: where the kernel runs, how
  * it reaches the host, the tools, the limits (each cell gets the whole of `limits`: its own time,
  * output and tool-call budget), the env policy, cwd, approvals and listeners. Listeners see each
- * cell as one run (`started` … `finished`, with the cell's own run id).
+ * cell as one run (`started` … `finished`, with the cell's own run id). Starting a kernel is not
+ * its first cell's time: the cell's limit runs once the kernel is up (which may take up to
+ * 60 s, or the cell's own limit if longer).
  */
 export type CodeSessionOptions = Omit<ExecuteCodeOptions, "code" | "signal" | "scriptName" | "telemetry">;
 

@@ -1,5 +1,7 @@
+import { describe, expect, it } from "vitest";
 import { createEnvironment } from "@codecall/backend-local";
 import { describeSessions } from "@codecall/conformance";
+import { createCodeSession, type SpawnOptions } from "@codecall/core";
 import { createTransport } from "../../src/index.js";
 
 // The local backend's sessions: @codecall/backend-local cannot depend on a transport (the
@@ -8,4 +10,27 @@ describeSessions({
   name: "local + uds",
   createEnvironment: ({ env }) => createEnvironment({ env: { ...process.env, ...env } }),
   transport: () => createTransport(),
+});
+
+describe("a session's kernel start", () => {
+  it("is not its first cell's time: a kernel 2 s slow to start still runs a cell limited to 1 s", async () => {
+    const local = createEnvironment();
+    // The local backend, its spawns (here: only the kernel's) 2 s slow to start.
+    const slowToStart = new Proxy(local, {
+      get(target, key) {
+        if (key === "spawn") return (command: string, options?: SpawnOptions) => target.spawn(`sleep 2; ${command}`, options);
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const session = createCodeSession({ environment: slowToStart, transport: createTransport(), tools: [], limits: { timeoutMs: 1_000 } });
+    try {
+      expect(await session.run("print('started')")).toMatchObject({ status: "success", output: "started\n", state: "fresh" });
+      const stuck = await session.run("import time\ntime.sleep(30)");
+      expect(stuck).toMatchObject({ status: "timeout", state: "kept" });
+    } finally {
+      await session.close();
+      await local.close();
+    }
+  }, 60_000);
 });

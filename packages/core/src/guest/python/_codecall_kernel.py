@@ -250,6 +250,8 @@ class Kernel:
             # child would at the end of the script.
             _flush()
             _os_exit(exit_code)
+        if sys.getrecursionlimit() < _KERNEL_RECURSION_LIMIT:
+            sys.setrecursionlimit(_KERNEL_RECURSION_LIMIT)  # A cell's low limit would break its own end.
         deaf = _identity(self.control.fileno()) != self.channel
         while True:
             try:
@@ -275,6 +277,8 @@ class Kernel:
             _os_exit(1)
 
 
+# The least recursion limit the kernel's own frames (ending a cell: serve, the markers' JSON) need.
+_KERNEL_RECURSION_LIMIT = 100
 _DEAF_KERNEL = b"codecall: this cell closed the session kernel's channel to the host (os.closerange?)\n"
 
 
@@ -346,6 +350,9 @@ def main():
     _tag_tool_calls()
     # Imported once for the whole session: cells find it in sys.modules.
     __import__(hello["module"])
+    # Started: the first cell's time limit runs from here (anything printed so far goes first).
+    _flush()
+    _write(1, kernel.nonce + _dumps({"ready": True}).encode() + b"\n")
     threading.Thread(target=kernel.read_requests, name="codecall-kernel-reader", daemon=True).start()
     kernel.serve()
 
