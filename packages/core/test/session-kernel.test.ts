@@ -3,6 +3,7 @@
 // tag on tool calls (the stand-in client of test/python answers each call with its request), and
 // interrupts.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -159,6 +160,16 @@ describe("the session kernel", () => {
     expect(kernel.ended).toEqual(output.ending);
     // A later cell ends at once, the same way.
     expect((await kernel.run(2, "print(1)", sinks)).ending).toEqual(output.ending);
+  });
+
+  it("hands what a thread printed while no cell ran to the next cell", async () => {
+    const kernel = start();
+    const printed = path.join(dir, "printed");
+    const late = `def late():\n    time.sleep(0.2)\n    print('late', flush=True)\n    open(${JSON.stringify(printed)}, 'w').close()\n`;
+    await kernel.run(1, `import threading, time\n${late}thread = threading.Thread(target=late)\nthread.start()`, sinks);
+    // Printed after cell 1 ended: still there once the next cell starts.
+    await expect.poll(() => existsSync(printed), { timeout: 30_000 }).toBe(true);
+    expect(text(await kernel.run(2, "thread.join()\nprint('two')", sinks))).toMatchObject({ stdout: "late\ntwo\n" });
   });
 
   it("hands what the kernel printed before its first cell to that cell (a failed start says why)", async () => {

@@ -40,8 +40,8 @@ export interface CellSinks {
   stderr?: OutputSink;
 }
 
-/** What the kernel printed before its first cell (a failed start-up) is kept up to this, per stream. */
-const STARTUP_OUTPUT_BYTES = 64 * 1024;
+/** What the kernel printed while no cell ran is kept up to this, for the next cell. */
+const BETWEEN_CELLS_OUTPUT_BYTES = 64 * 1024;
 /** How long the streams may stay open after the kernel is gone (see supervise-script.ts). */
 const STREAM_DRAIN_GRACE_MS = 2_000;
 
@@ -59,8 +59,11 @@ export class KernelProcess {
   readonly #process: EnvironmentProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #encoder = new TextEncoder();
-  /** Output before the first cell: handed to it (a kernel that failed to start says why there). */
-  #startup: { stdout: Uint8Array[]; stderr: Uint8Array[]; bytes: number } | undefined = { stdout: [], stderr: [], bytes: 0 };
+  /**
+   * Output while no cell ran, handed to the next one: before the first cell, the kernel's start
+   * (one that failed says why there); later, what threads a cell left running printed.
+   */
+  #between = noOutput();
   #cell: ActiveCell | undefined;
   #ended: CellEnding | undefined;
   readonly #drained: Promise<unknown>;
@@ -105,10 +108,10 @@ export class KernelProcess {
         settle,
       };
       this.#cell = cell;
-      const startup = this.#startup;
-      this.#startup = undefined;
-      for (const chunk of startup?.stdout ?? []) this.#data("stdout", chunk);
-      for (const chunk of startup?.stderr ?? []) this.#data("stderr", chunk);
+      const between = this.#between;
+      this.#between = noOutput();
+      for (const chunk of between.stdout) this.#data("stdout", chunk);
+      for (const chunk of between.stderr) this.#data("stderr", chunk);
       if (this.#ended !== undefined) void this.#settleEnded(this.#ended);
       else this.#send({ run: number, code });
     });
@@ -154,12 +157,10 @@ export class KernelProcess {
   #data(which: "stdout" | "stderr", chunk: Uint8Array): void {
     const cell = this.#cell;
     if (cell === undefined) {
-      // Before the first cell it is the kernel's start-up; between cells, output of threads a
-      // cell left running, which belongs to no cell.
-      const startup = this.#startup;
-      if (startup !== undefined && startup.bytes < STARTUP_OUTPUT_BYTES) {
-        startup[which].push(chunk.slice());
-        startup.bytes += chunk.length;
+      const between = this.#between;
+      if (between.bytes < BETWEEN_CELLS_OUTPUT_BYTES) {
+        between[which].push(chunk.slice());
+        between.bytes += chunk.length;
       }
       return;
     }
@@ -218,4 +219,8 @@ export class KernelProcess {
     cell.sinks.stderr?.end();
     cell.settle({ stdout: cell.stdout, stderr: cell.stderr, ending });
   }
+}
+
+function noOutput(): { stdout: Uint8Array[]; stderr: Uint8Array[]; bytes: number } {
+  return { stdout: [], stderr: [], bytes: 0 };
 }
