@@ -166,7 +166,8 @@ describeIntegration("daytona output through every framing of the log stream", un
             await expectIntact(environment, SMALL_MIXED, `${name}, stream dropped after ${dropAfter} messages`);
           }
         }
-      });
+        // Fifteen commands, each through a dropped log stream and its catch-up: 35–60 s under load.
+      }, 240_000);
     });
   }
 });
