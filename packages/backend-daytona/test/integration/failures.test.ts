@@ -1,6 +1,8 @@
 // What goes wrong with a cloud sandbox, against the fake Daytona and the real SDK: credentials,
 // a sandbox that does not start, one deleted under a running script, a log stream that breaks
 // off, a missing SDK; and whose sandbox close() deletes.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { CodecallError, executeCode } from "@codecall/core";
 import { createTransport as createStreamTransport } from "@codecall/transport-stream";
@@ -84,35 +86,78 @@ describe("the sandbox's life", () => {
   });
 });
 
-describe("a sandbox deleted under running work", () => {
-  it("turns a running script into an error result quickly, not a hang", async () => {
-    await using environment = await createEnvironment({ ...fake.connection, livenessIntervalMs: 300 });
+// Both ways an operation can run: through the environment agent (one long-lived session command)
+// and as a session command each. A command that may have run is never run again.
+const AGENTS = [true, false];
+
+/** What every operation is refused with once the sandbox `id` is known to be gone. */
+const gone = (id: string) => `daytona: the sandbox ${id} was deleted; its commands were lost`;
+
+/** `text` as a regular expression that matches it exactly. */
+const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+
+/** How a command that failed because of `why` is reported: through the agent it had been handed over, so it may have run. */
+const lostCommand = (agent: boolean, why: string) =>
+  agent
+    ? `The daytona environment lost the command as it started it (${why}); it may have run, so it is not run again`
+    : `The daytona environment lost the command: ${why}`;
+
+/** Resolves once `file` exists (a command in the sandbox created it). */
+async function untilExists(file: string): Promise<void> {
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe.each(AGENTS)("a sandbox deleted under running work (agent: %s)", (agent) => {
+  it.each([
+    ["once it printed", "printed"],
+    ["2 s after it was started, whether still starting or already sleeping", "started"],
+  ])("turns a running script into an error result quickly, not a hang: deleted %s", async (_when, when) => {
+    await using environment = await createEnvironment({ ...fake.connection, agent, livenessIntervalMs: 300 });
     const id = await environment.sandboxId();
-    const started = performance.now();
-    const running = executeCode({
+    let deletedAt: number | undefined;
+    const remove = () => {
+      if (deletedAt !== undefined) return;
+      deletedAt = performance.now();
+      fake.deleteSandbox(id);
+    };
+    const timer = when === "started" ? setTimeout(remove, 2_000) : undefined;
+    const result = await executeCode({
       code: "import time\nprint('working', flush=True)\ntime.sleep(120)",
       environment,
       transport: createStreamTransport(),
       tools: [],
       limits: { timeoutMs: 100_000 },
+      ...(when === "printed" ? { onStdout: remove } : {}),
     });
-    // Whether the script is still starting or already sleeping, the result must be the same.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    fake.deleteSandbox(id);
-    const result = await running;
+    clearTimeout(timer);
     expect(result.status).toBe("error");
-    expect(result.error).toMatch(/the sandbox .* was deleted/);
-    expect(performance.now() - started).toBeLessThan(30_000);
+    if (when === "printed") expect(result.error).toBe(`daytona environment failed: ${lostCommand(false, gone(id))}`);
+    else expect(result.error).toMatch(/the sandbox [\w-]+ was deleted/);
+    expect(performance.now() - deletedAt!).toBeLessThan(30_000);
+    await expect(environment.execute("true")).rejects.toThrow(exactly(gone(id)));
   });
 
-  it("fails a command in flight and every later one with the reason", async () => {
-    await using environment = await createEnvironment({ ...fake.connection, livenessIntervalMs: 300 });
+  it("fails a command in flight and every later one with the reason; the command ran once", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, agent, livenessIntervalMs: 300 });
     const id = await environment.sandboxId();
-    const pending = environment.execute("sleep 120");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const home = fake.sandboxes.get(id)!.home;
+    // The agent (when on) is up before the command, so the command is one of its operations.
+    await environment.execute("true");
+    const pending = environment.execute('echo ran >> "$HOME/ran"; sleep 120');
+    await untilExists(path.join(home, "ran"));
     fake.deleteSandbox(id);
-    await expect(pending).rejects.toThrow(/the sandbox .* was deleted/);
-    await expect(environment.execute("true")).rejects.toThrow(/was deleted/);
+    await expect(pending).rejects.toThrow(exactly(lostCommand(agent, gone(id))));
+    await expect(environment.execute("true")).rejects.toThrow(exactly(gone(id)));
+    expect(readFileSync(path.join(home, "ran"), "utf8")).toBe("ran\n");
+  });
+
+  it("fails file transfers whose requests the deleted sandbox leaves hanging, with the reason", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, agent, livenessIntervalMs: 300 });
+    const id = await environment.sandboxId();
+    await environment.writeFile("before", "x");
+    fake.deleteSandbox(id);
+    await expect(environment.writeFile("after", "y")).rejects.toThrow(exactly(gone(id)));
+    await expect(environment.readFile("before")).rejects.toThrow(exactly(gone(id)));
   });
 });
 
