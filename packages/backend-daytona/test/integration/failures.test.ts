@@ -93,8 +93,20 @@ const AGENTS = [true, false];
 /** What every operation is refused with once the sandbox `id` is known to be gone. */
 const gone = (id: string) => `daytona: the sandbox ${id} was deleted; its commands were lost`;
 
+/** `text` with what a regular expression would read as syntax escaped. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /** `text` as a regular expression that matches it exactly. */
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+const exactly = (text: string) => new RegExp(`^${escape(text)}$`);
+
+/** The bytes a session input call carries to the bridge (`>`-prefixed base64 lines), as text. */
+const inputText = (data: string) =>
+  Buffer.concat(
+    data
+      .split("\n")
+      .filter((line) => line.startsWith(">") && line !== ">.")
+      .map((line) => Buffer.from(line.slice(1), "base64")),
+  ).toString("latin1");
 
 /** How a command that failed because of `why` is reported: through the agent it had been handed over, so it may have run. */
 const lostCommand = (agent: boolean, why: string) =>
@@ -162,8 +174,9 @@ describe.each(AGENTS)("a sandbox deleted under running work (agent: %s)", (agent
 });
 
 describe("connections", () => {
-  it("catches up when the log stream drops mid-command: every byte once, in order", async () => {
-    await using environment = await createEnvironment({ ...fake.connection });
+  // Through the agent, the stream that drops is the agent's own (the first one opened).
+  it.each(AGENTS)("catches up when the log stream drops mid-command: every byte once, in order (agent: %s)", async (agent) => {
+    await using environment = await createEnvironment({ ...fake.connection, agent });
     fake.dropNextLogStreamAfter = 2;
     const child = await environment.spawn("i=0; while [ $i -lt 40 ]; do echo line-$i; i=$((i+1)); sleep 0.02; done; exit 5");
     const [output, exit] = await Promise.all([new Response(child.stdout).text(), child.wait()]);
@@ -172,13 +185,37 @@ describe("connections", () => {
     expect(fake.requestsTo("/logs").filter((request) => request.method === "WS").length).toBeGreaterThan(1);
   });
 
-  it("fails a command whose request drops with the connection's error, and goes on with the next", async () => {
-    await using environment = await createEnvironment({ ...fake.connection });
-    fake.dropNextSyncCommand = true;
-    await expect(environment.execute("sleep 1; echo late")).rejects.toThrow(
-      /^The daytona environment lost the command: daytona: running a command failed: .*(socket hang up|ECONNRESET)/,
-    );
-    expect((await environment.execute("echo next")).stdout).toBe("next\n");
+  it.each(AGENTS)(
+    "fails a command whose request drops with the connection's error, never runs it again, and goes on with the next (agent: %s)",
+    async (agent) => {
+      await using environment = await createEnvironment({ ...fake.connection, agent });
+      const home = fake.sandboxes.get(await environment.sandboxId())!.home;
+      // The agent (when on) is up first, so the request dropped is the command's, in an input call to the agent.
+      await environment.execute("true");
+      if (agent) fake.dropInputWhen = (data) => inputText(data).includes("echo late");
+      else fake.dropNextSyncCommand = true;
+      const error = await environment.execute('echo ran >> "$HOME/ran"; sleep 1; echo late').catch((caught: unknown) => caught as Error);
+      const dropped = agent ? "sending a command's input" : "running a command";
+      const cut = escape(lostCommand(agent, `daytona: ${dropped} failed: CUT`)).replace("CUT", ".*(socket hang up|ECONNRESET).*");
+      expect(error.message).toMatch(new RegExp(`^${cut}$`));
+      expect((await environment.execute("echo next")).stdout).toBe("next\n");
+      // The dropped command reached the sandbox (its connection was cut after): it may have run there, but not again.
+      const ran = path.join(home, "ran");
+      expect(existsSync(ran) ? readFileSync(ran, "utf8") : "").toMatch(/^(ran\n)?$/);
+    },
+  );
+
+  it("fails a spawned command whose input call drops: bytes it was owed may be lost (agent: false)", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, agent: false });
+    const child = await environment.spawn("cat");
+    const writer = child.stdin.getWriter();
+    const reader = child.stdout.getReader();
+    // Once a line went through, the command runs and the next write is an input call of its own.
+    await writer.write(new TextEncoder().encode("through\n"));
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("through\n");
+    fake.dropInputWhen = () => true;
+    await writer.write(new TextEncoder().encode("lost?\n"));
+    await expect(child.wait()).rejects.toThrow(/^The daytona environment lost the command: daytona: sending a command's input failed: .*(socket hang up|ECONNRESET)/);
   });
 
   it("names both SDK packages when neither is installed", async () => {
