@@ -120,6 +120,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     if (this.#launched || this.#settled) return;
     this.#launched = true;
     const { process, pool } = this.#host;
+    // Watched from the first call on: a session created in a sandbox deleted meanwhile may never be answered.
+    this.#host.watch.add(this);
     let session: string | undefined;
     try {
       session = await pool.acquire();
@@ -129,7 +131,6 @@ export class SessionExec implements ExecChannel, WatchedCommand {
       const stdin = concat(this.#input.splice(0));
       this.#inputBytes = 0;
       const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed", this.#streaming);
-      this.#host.watch.add(this);
       if (!this.#streaming) {
         const result = await process.executeSessionCommand(session, { command, runAsync: false, suppressInputEcho: true });
         this.#read(result);

@@ -158,9 +158,19 @@ describe.each(AGENTS)("a sandbox deleted under running work (agent: %s)", (agent
     const pending = environment.execute('echo ran >> "$HOME/ran"; sleep 120');
     await untilExists(path.join(home, "ran"));
     fake.deleteSandbox(id);
-    await expect(pending).rejects.toThrow(exactly(lostCommand(agent, gone(id))));
+    // Through the agent: lost before or after the agent said it started the command (its reply comes through the log).
+    const lost = agent ? [lostCommand(true, gone(id)), lostCommand(false, gone(id))] : [lostCommand(false, gone(id))];
+    expect(lost).toContain(await pending.then(String, (error: Error) => error.message));
     await expect(environment.execute("true")).rejects.toThrow(exactly(gone(id)));
     expect(readFileSync(path.join(home, "ran"), "utf8")).toBe("ran\n");
+  });
+
+  it("fails the first command when the sandbox is deleted before it: the session it makes is never answered", async () => {
+    await using environment = await createEnvironment({ ...fake.connection, agent, livenessIntervalMs: 300 });
+    const id = await environment.sandboxId();
+    fake.deleteSandbox(id);
+    // The agent's own command is the one lost (it never started); the command then finds the sandbox known gone.
+    await expect(environment.execute("true")).rejects.toThrow(exactly(agent ? gone(id) : lostCommand(false, gone(id))));
   });
 
   it("fails file transfers whose requests the deleted sandbox leaves hanging, with the reason", async () => {
