@@ -82,7 +82,9 @@ export class SandboxConnection {
     if (this.#gone) throw this.#gone;
     const lost = new AbortController();
     const transfer: WatchedCommand = { lastActivity: performance.now(), lost: (error) => lost.abort(error), poke: async () => {} };
-    const gone = new Promise<never>((_resolve, reject) => lost.signal.addEventListener("abort", () => reject(lost.signal.reason as Error), { once: true }));
+    const gone = new Promise<never>((_resolve, reject) =>
+      lost.signal.addEventListener("abort", () => reject(lost.signal.reason as Error), { once: true }),
+    );
     host.watch.add(transfer);
     try {
       return await Promise.race([call(sandbox, lost.signal), gone]);

@@ -204,10 +204,10 @@ describe("connections", () => {
       await environment.execute("true");
       if (agent) fake.dropInputWhen = (data) => inputText(data).includes("echo late");
       else fake.dropNextSyncCommand = true;
-      const error = await environment.execute('echo ran >> "$HOME/ran"; sleep 1; echo late').catch((caught: unknown) => caught as Error);
+      const outcome = await environment.execute('echo ran >> "$HOME/ran"; sleep 1; echo late').then(JSON.stringify, (error: Error) => error.message);
       const dropped = agent ? "sending a command's input" : "running a command";
       const cut = escape(lostCommand(agent, `daytona: ${dropped} failed: CUT`)).replace("CUT", ".*(socket hang up|ECONNRESET).*");
-      expect(error.message).toMatch(new RegExp(`^${cut}$`));
+      expect(outcome).toMatch(new RegExp(`^${cut}$`));
       expect((await environment.execute("echo next")).stdout).toBe("next\n");
       // The dropped command reached the sandbox (its connection was cut after): it may have run there, but not again.
       const ran = path.join(home, "ran");
@@ -225,7 +225,9 @@ describe("connections", () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toBe("through\n");
     fake.dropInputWhen = () => true;
     await writer.write(new TextEncoder().encode("lost?\n"));
-    await expect(child.wait()).rejects.toThrow(/^The daytona environment lost the command: daytona: sending a command's input failed: .*(socket hang up|ECONNRESET)/);
+    await expect(child.wait()).rejects.toThrow(
+      /^The daytona environment lost the command: daytona: sending a command's input failed: .*(socket hang up|ECONNRESET)/,
+    );
   });
 
   it("names both SDK packages when neither is installed", async () => {
