@@ -22,6 +22,17 @@ const fakeModule = fileURLToPath(new URL("../packages/backend-daytona/test/fake-
 const { FakeDaytona } = await tsImport(fakeModule, import.meta.url);
 const fake = await FakeDaytona.start();
 
+/** Bytes of output {@link spawnedOutput} reads. */
+const OUTPUT_BYTES = 20_000_000;
+
+/** Spawns a command that prints OUTPUT_BYTES and reads all of it. */
+async function spawnedOutput(environment) {
+  const child = await environment.spawn(`head -c ${OUTPUT_BYTES} /dev/zero`);
+  await child.stdin.close();
+  const received = (await new Response(child.stdout).arrayBuffer()).byteLength;
+  if (received !== OUTPUT_BYTES || (await child.wait()).exitCode !== 0) throw new Error(`got ${received} bytes`);
+}
+
 try {
   report(
     "daytona (fake): createEnvironment (create sandbox, SDK client) + close",
@@ -32,8 +43,8 @@ try {
     "ms",
   );
 
-  // Session commands here (the default); the agent's numbers follow at the end.
-  const environment = await daytona.createEnvironment({ ...fake.connection });
+  // Session commands here (`agent: false`); the agent's numbers (the default) follow at the end.
+  const environment = await daytona.createEnvironment({ ...fake.connection, agent: false });
   await environment.execute("true");
   report('daytona (fake): no-op execute("true") (one session call)', await timeRepeated(30, () => environment.execute("true")), "ms");
   report(
@@ -72,15 +83,9 @@ try {
     "ms",
   );
   fake.logPollMs = 20;
-  const outputBytes = 20_000_000;
   report(
-    `daytona (fake): ${outputBytes / 1e6} MB of spawned output through the log`,
-    await timeRepeated(3, async () => {
-      const child = await environment.spawn(`head -c ${outputBytes} /dev/zero`);
-      await child.stdin.close();
-      const received = (await new Response(child.stdout).arrayBuffer()).byteLength;
-      if (received !== outputBytes || (await child.wait()).exitCode !== 0) throw new Error(`got ${received} bytes`);
-    }).then((times) => times.map((ms) => ms / 1000)),
+    `daytona (fake): ${OUTPUT_BYTES / 1e6} MB of spawned output through the log`,
+    await timeRepeated(3, () => spawnedOutput(environment)).then((times) => times.map((ms) => ms / 1000)),
     "s",
   );
   await environment.close();
@@ -90,7 +95,21 @@ try {
     daytona.createEnvironment({ ...fake.connection, agent: false }),
     daytona.createEnvironment({ ...fake.connection, agent: true }),
   ]);
-  await compareAgentAndPlain({ backend: "daytona (fake)", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
+  await compareAgentAndPlain({
+    backend: "daytona (fake)",
+    plain,
+    agent,
+    measures: [
+      ...agentGoalMeasures(stream.createTransport()),
+      [
+        "no-op tool call round trip (stream)",
+        "ms",
+        async (environment) =>
+          (await noopRoundTrips({ environment, transport: stream.createTransport(), calls: 20, warmup: 3 })).map((us) => us / 1000),
+      ],
+      [`${OUTPUT_BYTES / 1e6} MB of spawned output`, "ms", (environment) => timeRepeated(1, () => spawnedOutput(environment))],
+    ],
+  });
   for (const [name, measured] of [
     ["session commands", plain],
     ["agent", agent],

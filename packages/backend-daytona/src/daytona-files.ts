@@ -20,43 +20,46 @@ export function daytonaFiles(connection: SandboxConnection): Required<NativeFile
 
   return {
     async writeFile(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
-      const { sandbox } = await connection.ready();
       const target = await absolute(path);
-      await sandbox.fs.uploadFile(Buffer.from(data.buffer, data.byteOffset, data.byteLength), target).catch((error: unknown) => {
-        throw sdkFailure(error, `writing ${target}`);
-      });
+      await connection.watched((sandbox) =>
+        sandbox.fs.uploadFile(Buffer.from(data.buffer, data.byteOffset, data.byteLength), target).catch((error: unknown) => {
+          throw sdkFailure(error, `writing ${target}`);
+        }),
+      );
       if (options.mode === undefined) return;
       const chmod = await connection.run(`chmod ${options.mode.toString(8)} ${shellQuote(target)}`);
       if (chmod.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `daytona: could not set the mode of ${target}: ${chmod.stderr.trim()}`);
     },
 
     async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
-      const { sandbox } = await connection.ready();
       const target = await absolute(path);
-      // Aborted when the read stops, early or not: a download left running would go on filling the host.
-      const download = new AbortController();
-      let stream: AsyncIterable<Buffer>;
-      try {
-        stream = await sandbox.fs.downloadFileStream(target, { signal: download.signal });
-      } catch (error) {
-        download.abort();
-        throw await classify(connection, target, error);
-      }
-      const { maxBytes } = options;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of stream) {
-          size += chunk.length;
-          if (maxBytes !== undefined && size > maxBytes) throw fileTooLarge(target, maxBytes);
-          chunks.push(chunk);
+      return connection.watched(async (sandbox, lost) => {
+        // Aborted when the read stops, early or not (or the sandbox is lost): a download left running would go on filling the host.
+        const download = new AbortController();
+        lost.addEventListener("abort", () => download.abort(), { once: true });
+        let stream: AsyncIterable<Buffer>;
+        try {
+          stream = await sandbox.fs.downloadFileStream(target, { signal: download.signal });
+        } catch (error) {
+          download.abort();
+          throw await classify(connection, target, error);
         }
-      } catch (error) {
-        throw CodecallError.isInstance(error) ? error : sdkFailure(error, `reading ${target}`);
-      } finally {
-        download.abort();
-      }
-      return new Uint8Array(Buffer.concat(chunks, size));
+        const { maxBytes } = options;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        try {
+          for await (const chunk of stream) {
+            size += chunk.length;
+            if (maxBytes !== undefined && size > maxBytes) throw fileTooLarge(target, maxBytes);
+            chunks.push(chunk);
+          }
+        } catch (error) {
+          throw CodecallError.isInstance(error) ? error : sdkFailure(error, `reading ${target}`);
+        } finally {
+          download.abort();
+        }
+        return new Uint8Array(Buffer.concat(chunks, size));
+      });
     },
   };
 }

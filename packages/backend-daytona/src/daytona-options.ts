@@ -57,13 +57,13 @@ export const environmentOptions = defineOptions("daytona", {
     description: "while commands run and nothing arrives, how often the sandbox is checked (a deleted one fails them)",
   },
   /**
-   * Opt-in: faster and fewer API calls for commands, but bulk output pays input calls for flow
-   * control, and a sandbox deleted under a running script is not yet noticed through it (see the
-   * README). Needs python3; without it (or after the agent died twice) session commands are used.
+   * On by default: faster and fewer API calls for commands; bulk output pays input calls for flow
+   * control (see the README). Needs python3; without it (or after the agent died twice) session
+   * commands are used.
    */
   agent: {
     type: "boolean",
-    default: false,
+    default: true,
     description:
       "run commands, files and the stream relay through one long-lived helper in the sandbox (one session command in all); `false`: a session command each",
   },

@@ -16,7 +16,7 @@ import {
 } from "./daytona-sdk.js";
 import { sdkFailure, statusOf } from "./daytona-errors.js";
 import type { ParsedDaytonaOptions } from "./daytona-options.js";
-import { LivenessWatch } from "./liveness-watch.js";
+import { LivenessWatch, type WatchedCommand } from "./liveness-watch.js";
 import { SessionExec, type SessionHost } from "./session-exec.js";
 import { SessionPool } from "./session-pool.js";
 
@@ -70,6 +70,27 @@ export class SandboxConnection {
     const { host } = await this.ready();
     if (this.#gone) throw this.#gone;
     return new SessionExec(host, request);
+  }
+
+  /**
+   * Runs an SDK call of this sandbox's toolbox that is no command (a file transfer) under the
+   * liveness watch: a sandbox that goes away fails it with the reason — its request may never
+   * end — and a sandbox known to be gone refuses it at once. `lost` aborts with that reason.
+   */
+  async watched<T>(call: (sandbox: DaytonaSandbox, lost: AbortSignal) => Promise<T>): Promise<T> {
+    const { sandbox, host } = await this.ready();
+    if (this.#gone) throw this.#gone;
+    const lost = new AbortController();
+    const transfer: WatchedCommand = { lastActivity: performance.now(), lost: (error) => lost.abort(error), poke: async () => {} };
+    const gone = new Promise<never>((_resolve, reject) =>
+      lost.signal.addEventListener("abort", () => reject(lost.signal.reason as Error), { once: true }),
+    );
+    host.watch.add(transfer);
+    try {
+      return await Promise.race([call(sandbox, lost.signal), gone]);
+    } finally {
+      host.watch.delete(transfer);
+    }
   }
 
   /** Runs a short `sh -c` script of this package's own (not wrapped by core) and collects it. */

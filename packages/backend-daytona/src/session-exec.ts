@@ -17,6 +17,7 @@
 import { CodecallError, errorMessage, type ProcessExit } from "@codecall/core";
 import type { ExecChannel, ExecRequest } from "@codecall/core/backend-kit";
 import type { SandboxProcess, SessionLogs } from "./daytona-sdk.js";
+import { statusOf } from "./daytona-errors.js";
 import type { LivenessWatch, WatchedCommand } from "./liveness-watch.js";
 import { demultiplexLog, type StreamName } from "./output-decoder.js";
 import { OutputOrder, type LiveMark } from "./output-order.js";
@@ -119,6 +120,8 @@ export class SessionExec implements ExecChannel, WatchedCommand {
     if (this.#launched || this.#settled) return;
     this.#launched = true;
     const { process, pool } = this.#host;
+    // Watched from the first call on: a session created in a sandbox deleted meanwhile may never be answered.
+    this.#host.watch.add(this);
     let session: string | undefined;
     try {
       session = await pool.acquire();
@@ -128,7 +131,6 @@ export class SessionExec implements ExecChannel, WatchedCommand {
       const stdin = concat(this.#input.splice(0));
       this.#inputBytes = 0;
       const command = sessionCommand(this.#argv, stdin, this.#inputState === "closed", this.#streaming);
-      this.#host.watch.add(this);
       if (!this.#streaming) {
         const result = await process.executeSessionCommand(session, { command, runAsync: false, suppressInputEcho: true });
         this.#read(result);
@@ -326,8 +328,12 @@ export class SessionExec implements ExecChannel, WatchedCommand {
         if (closing) this.#inputState = "sent";
       }
     } catch (error) {
-      // Input to a command that has just ended is refused (410); that is no error of the writer's.
-      if (!this.#settled) this.#inputError = new CodecallError("ENVIRONMENT_FAILED", `daytona: sending stdin failed: ${errorMessage(error)}`);
+      if (this.#settled) return;
+      this.#inputError = new CodecallError("ENVIRONMENT_FAILED", `daytona: sending stdin failed: ${errorMessage(error)}`);
+      // Input to a command that has just ended is refused (410): its exit is on the way. Any other
+      // failure may have lost bytes the command was owed — a request to the environment agent, a
+      // frame of the stream transport — and nothing would ever answer them: the command is lost.
+      if (statusOf(error) !== 410) this.#fail(await this.#host.failure(error, "sending a command's input"));
     }
   }
 }

@@ -12,7 +12,7 @@ describe("daytona options", () => {
       env: {},
       startTimeoutMs: 120_000,
       livenessIntervalMs: 3_000,
-      agent: false,
+      agent: true,
     });
   });
 

@@ -13,7 +13,7 @@
  *
  * Knobs let tests break it the ways a real service breaks: a refused key, a sandbox that fails to
  * start, a sandbox deleted under running commands (its requests left hanging, as behind a proxy),
- * a log stream dropped mid-command.
+ * a log stream dropped mid-command, the connection of a command or of an input call cut.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -80,6 +80,11 @@ export class FakeDaytona {
   logPollMs = 20;
   /** The connection of the next synchronous session command is cut while it runs. */
   dropNextSyncCommand = false;
+  /**
+   * The connection of the next session input call whose text this accepts is cut once the input
+   * reached the command (the worst case: the command got it, the caller cannot know).
+   */
+  dropInputWhen: ((data: string) => boolean) | undefined;
   readonly #shell: string;
   /** PATH of session commands. */
   readonly #path: string | undefined;
@@ -379,6 +384,10 @@ export class FakeDaytona {
       await pipe.close();
     }
     if (!command.suppressInputEcho) await writeFile(command.log, `\x01\x01\x01${data}`, { flag: "a" });
+    if (this.dropInputWhen?.(data)) {
+      this.dropInputWhen = undefined;
+      return void request.socket.destroy();
+    }
     send(response, 204);
   }
 

@@ -1,8 +1,8 @@
 // The shared Environment suite against the real Daytona SDK and the fake Daytona (commands really
 // run, in session shells on this machine; only the sandbox around them is imaginary), in a sandbox
-// with python3 (spawned commands use the python3 bridge), through the environment agent (opt-in,
-// `agent: true`) and as one session command per operation (the default), and in one without python3
-// (the sh bridge only; no agent either).
+// with python3 (spawned commands use the python3 bridge), through the environment agent (the
+// default, `agent: true`) and as one session command per operation (`agent: false`), and in one
+// without python3 (the sh bridge only; no agent either).
 import { afterAll } from "vitest";
 import { describeEnvironment } from "@codecall/conformance";
 import { createEnvironment } from "../../src/index.js";

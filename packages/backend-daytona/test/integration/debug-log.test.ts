@@ -20,7 +20,7 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     const lines: string[] = [];
     setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
     setDebugNamespaces("backend");
-    const environment = await createEnvironment({ ...fake.connection, labels: { owner: "debug-test" } });
+    const environment = await createEnvironment({ ...fake.connection, agent: false, labels: { owner: "debug-test" } });
     try {
       expect((await environment.execute("exit 4", { cwd: "/tmp", env: { TOKEN_LIKE: KEY } })).exitCode).toBe(4);
       await environment.writeFile("debug-test.txt", "x");
@@ -41,11 +41,11 @@ describeIntegration("daytona backend debug lines", undefined, () => {
     ]);
   });
 
-  it("show the agent's start and each command through it, and never the API key", async () => {
+  it("show the agent's start (the default) and each command through it, and never the API key", async () => {
     const lines: string[] = [];
     setDebugSink((line) => lines.push(line.replace(/^(\S+) \+\d+ms /, "$1 ")));
     setDebugNamespaces("backend");
-    const environment = await createEnvironment({ ...fake.connection, agent: true });
+    const environment = await createEnvironment({ ...fake.connection });
     try {
       expect((await environment.execute("exit 4", { cwd: "/tmp", env: { TOKEN_LIKE: KEY } })).exitCode).toBe(4);
     } finally {
