@@ -64,6 +64,13 @@ export class KernelProcess {
   #ended: CellEnding | undefined;
   readonly #drained: Promise<unknown>;
   readonly #released = new AbortController();
+  #serving!: () => void;
+
+  /**
+   * Resolves once the kernel serves cells (its ready marker: python is up and the tools module
+   * imported), or has ended. What it printed before then is handed to its first cell.
+   */
+  readonly started = new Promise<void>((resolve) => (this.#serving = resolve));
 
   /** Takes over a spawned kernel and greets it with the session's nonce and tools module. */
   constructor(process: EnvironmentProcess, hello: { nonce: string; module: string }) {
@@ -161,8 +168,10 @@ export class KernelProcess {
   }
 
   #marker(which: "stdout" | "stderr", payload: unknown): void {
+    if (typeof payload !== "object" || payload === null) return;
+    if (which === "stdout" && (payload as { ready?: unknown }).ready === true) return this.#serving();
     const cell = this.#cell;
-    if (cell === undefined || typeof payload !== "object" || payload === null) return;
+    if (cell === undefined) return;
     const marker = payload as { cell?: unknown; status?: unknown; exitCode?: unknown; stderr?: unknown };
     // A repeated marker (the kernel retries one a late interrupt broke) or another cell's: ignored.
     if (marker.cell !== cell.number) return;
@@ -180,6 +189,7 @@ export class KernelProcess {
 
   #end(ending: CellEnding): void {
     this.#ended ??= ending;
+    this.#serving();
     void this.#settleEnded(ending);
   }
 
