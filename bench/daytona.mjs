@@ -5,7 +5,7 @@
 // 20 ms log poll), not what the Daytona cloud costs — there every API call also pays a network
 // round trip to the toolbox proxy. At the end, the environment agent against session commands
 // (`agent: false`), in the same run, with the API calls each way.
-import { fileURLToPath } from "node:url";
+import { startFakeDaytona } from "./fakes.mjs";
 import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
@@ -13,14 +13,12 @@ const skip = (reason) => {
   process.exit(1);
 };
 
-const [daytona, file, stream, { tsImport }] = await Promise.all(
+const [daytona, file, stream] = await Promise.all(
   ["@codecall/backend-daytona", "@codecall/transport-file", "@codecall/transport-stream", "tsx/esm/api"].map((name) =>
     import(name).catch(() => skip(`${name} is not installed for bench/`)),
   ),
 );
-const fakeModule = fileURLToPath(new URL("../packages/backend-daytona/test/fake-daytona/fake-daytona.ts", import.meta.url));
-const { FakeDaytona } = await tsImport(fakeModule, import.meta.url);
-const fake = await FakeDaytona.start();
+const fake = await startFakeDaytona();
 
 /** Bytes of output {@link spawnedOutput} reads. */
 const OUTPUT_BYTES = 20_000_000;

@@ -201,8 +201,9 @@ export function sshServerOptions() {
 
 /**
  * The session rows of one backend: a cell round trip (`x += 1` in a live session, timed by the
- * host from run() to its result), a no-op tool call round trip as a script sees it, and a fresh
- * executeCode of the same cell; samples of the first and last interleaved so load drift hits both.
+ * host from run() to its result), a no-op tool call round trip as a script sees it, a fresh
+ * executeCode of the same cell and the first cell of a new session (its kernel's start); samples
+ * of the cells, the fresh runs and the starts interleaved so load drift hits them alike.
  * `interpreter`: the Python command for all three (locally, the real interpreter rather than a shim).
  */
 export async function reportSessionRoundTrips({ backend, environment, transport, interpreter, cells = 200, runs = 10 }) {
@@ -223,10 +224,17 @@ async function sessionRows({ backend, environment, transport, python, session, c
   for (let index = 0; index < 20; index += 1) check(await session.run("x += 1"));
   const cellTimes = [];
   const fresh = [];
+  const starts = [];
   const perRun = Math.ceil(cells / runs);
   for (let round = 0; round < runs; round += 1) {
     cellTimes.push(...(await timeRepeated(perRun, async () => check(await session.run("x += 1")))));
     fresh.push(...(await timeRepeated(1, async () => check(await executeCode({ environment, transport, ...python, code: "x = 0\nx += 1" })))));
+    const started = createCodeSession({ environment, transport, ...python });
+    try {
+      starts.push(...(await timeRepeated(1, async () => check(await started.run("x = 0")))));
+    } finally {
+      await started.close();
+    }
   }
   const noop = await noopRoundTrips({ environment, transport, calls: 200, warmup: 20, options: python });
   report(`${backend}: session cell round trip (x += 1)`, cellTimes, "ms");
@@ -236,4 +244,5 @@ async function sessionRows({ backend, environment, transport, python, session, c
     "ms",
   );
   report(`${backend}: fresh executeCode of the same cell`, fresh, "ms");
+  report(`${backend}: first cell of a new session (kernel start)`, starts, "ms");
 }

@@ -4,12 +4,7 @@
 // script sees it, ten concurrent 0.3 s tool calls and a whole executeCode; then the environment
 // agent against plain execs (`agent: false`), in the same run. These are fake-server numbers: they
 // measure codecall's and the SDK's overhead, not Modal's network or scheduling.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { startFakeModal } from "./fakes.mjs";
 import { agentGoalMeasures, compareAgentAndPlain, concurrentSleepWall, noopRoundTrips, printRunTimes, report, timeRepeated } from "./lib.mjs";
 
 const skip = (reason) => {
@@ -17,25 +12,7 @@ const skip = (reason) => {
   process.exit(1);
 };
 
-const server = fileURLToPath(new URL("../packages/backend-modal/test/fake-modal/server.mjs", import.meta.url));
-const state = mkdtempSync(path.join(tmpdir(), "codecall-bench-modal-"));
-const credentials = { MODAL_TOKEN_ID: "ak-bench", MODAL_TOKEN_SECRET: "as-bench-secret" };
-const fake = spawn(process.execPath, [server], {
-  env: {
-    PATH: process.env.PATH,
-    FAKE_MODAL_STATE: state,
-    FAKE_MODAL_TOKEN_ID: credentials.MODAL_TOKEN_ID,
-    FAKE_MODAL_TOKEN_SECRET: credentials.MODAL_TOKEN_SECRET,
-    FAKE_MODAL_IMAGES: "python:3.13-slim",
-  },
-  stdio: ["pipe", "pipe", "inherit"],
-});
-const notStarted = () => skip("the fake Modal server did not start");
-fake.once("exit", notStarted);
-const port = await new Promise((resolve) => createInterface({ input: fake.stdout }).once("line", (line) => resolve(JSON.parse(line).port)));
-fake.off("exit", notStarted);
-// The SDK reads its config file when imported: never the user's ~/.modal.toml here.
-Object.assign(process.env, credentials, { MODAL_SERVER_URL: `http://127.0.0.1:${port}`, MODAL_CONFIG_PATH: path.join(state, "none.toml") });
+const fake = await startFakeModal().catch((error) => skip(error.message));
 
 const [modal, file, stream] = await Promise.all(
   ["@codecall/backend-modal", "@codecall/transport-file", "@codecall/transport-stream"].map((name) =>
@@ -84,7 +61,5 @@ try {
   await compareAgentAndPlain({ backend: "modal (fake)", plain, agent, measures: agentGoalMeasures(stream.createTransport()) });
   await Promise.all([plain.close(), agent.close()]);
 } finally {
-  fake.stdin.end();
-  await new Promise((resolve) => fake.once("exit", resolve));
-  rmSync(state, { recursive: true, force: true });
+  await fake.close();
 }

@@ -77,8 +77,8 @@ describe("codecall repl with piped input", () => {
   });
 
   it("--timeout applies per cell: a cell that yields to the interrupt times out and the state is kept", async () => {
-    // The limit leaves the first cell (which starts the kernel) room on a loaded machine; the
-    // sleeping cell outlasts it whatever the load.
+    // The limit leaves a short cell room on a loaded machine (the kernel's start is not part of
+    // it); the sleeping cell outlasts it whatever the load.
     const stdin = lines("kept = 'yes'", "import time", "time.sleep(600)", "print(kept)");
     const result = await runCli(["repl", "--no-builtin-tools", "--timeout", "10"], { cwd: dir, stdin });
     expect(result.stdout, result.stderr).toBe("yes\n");

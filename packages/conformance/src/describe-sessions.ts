@@ -242,7 +242,7 @@ print(repr(sys.stdin.read()))
     it(
       "interrupts a cell that times out and keeps the state when the kernel answers",
       async () => {
-        // 5 s: a loaded machine may take a while to run even "kept = 'yes'" (the kernel start does not count).
+        // Long enough for a short cell on a loaded machine (the kernel's start is not part of a cell's time).
         const kernel = session({ limits: { timeoutMs: 5_000, killGraceMs: 20_000 } });
         await kernel.run("kept = 'yes'");
         const stuck = await kernel.run("import time\nprint('waiting', flush=True)\ntime.sleep(120)");

@@ -172,8 +172,18 @@ describe("the session kernel", () => {
     expect(text(await kernel.run(2, "thread.join()\nprint('two')", sinks))).toMatchObject({ stdout: "late\ntwo\n" });
   });
 
+  it("says when it serves cells (its ready marker, not output), before any cell is sent", async () => {
+    const kernel = start();
+    await kernel.started;
+    expect(kernel.ended).toBeUndefined();
+    expect(text(await kernel.run(1, "print('first')", sinks))).toMatchObject({ stdout: "first\n", stderr: "" });
+  });
+
   it("hands what the kernel printed before its first cell to that cell (a failed start says why)", async () => {
     const kernel = new KernelProcess(spawnKernel(), { nonce: NONCE, module: "no_such_tools_module" });
+    // A kernel that ended without serving is started too: its first cell says how it ended.
+    await kernel.started;
+    expect(kernel.ended).toMatchObject({ kind: "died" });
     const output = await kernel.run(1, "print(1)", sinks);
     expect(output.ending).toMatchObject({ kind: "died", exit: { exitCode: 1 } });
     expect(output.stderr.finish().text).toContain("ModuleNotFoundError: No module named 'no_such_tools_module'");

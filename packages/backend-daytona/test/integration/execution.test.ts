@@ -3,7 +3,7 @@
 // acting in the sandbox.
 import { afterAll, expect, it } from "vitest";
 import { executeCode, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration } from "@codecall/conformance";
+import { describeExecution, describeIntegration, describeSessions } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport as createFileTransport } from "@codecall/transport-file";
 import { createTransport as createStreamTransport } from "@codecall/transport-stream";
@@ -31,6 +31,18 @@ describeExecution({
   expectTransportId: "file",
   testTimeoutMs: 180_000,
 });
+
+// Sessions: the kernel is a long-lived async session command whose cells go down its input (the
+// default), or (agent: true) a process of the environment agent, its cells down the agent's stdin.
+for (const agent of [false, true]) {
+  describeSessions({
+    name: `daytona + stream (${agent ? "through the agent" : "session commands"})`,
+    createEnvironment: ({ env }) => createEnvironment({ ...fake.connection, env, agent }),
+    transport: () => createStreamTransport(),
+    testTimeoutMs: 120_000,
+    concurrentSessions: 8,
+  });
+}
 
 describeIntegration("daytona: transport auto, and either SDK name", undefined, () => {
   it("picks the stream transport; the script and its tools run in the sandbox's session shells", async () => {

@@ -2,7 +2,7 @@
 // long-lived `sandbox.exec` whose stdin stays open, and tool calls cross it — what `auto` picks.
 import { afterAll, expect, it } from "vitest";
 import { executeCode, resolveEnvironment, resolveTransports } from "@codecall/core";
-import { describeExecution, describeIntegration } from "@codecall/conformance";
+import { describeExecution, describeIntegration, describeSessions } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
 import { createTransport } from "@codecall/transport-stream";
 import { createEnvironment, type ModalEnvironment } from "../../src/index.js";
@@ -39,3 +39,15 @@ describeIntegration("transport auto on modal", undefined, () => {
     expect(result.output).toBe(`${environment.sandboxId}\n${environment.sandboxId}\n`);
   });
 });
+
+// Sessions: the kernel is spawned through the environment agent (the default), or (agent: false)
+// as a long-lived `sandbox.exec` of its own; its cells go down that process's stdin.
+for (const agent of [true, false]) {
+  describeSessions({
+    name: `modal + stream (${agent ? "through the agent" : "plain execs"})`,
+    createEnvironment: ({ env }) => createEnvironment({ env, agent }),
+    transport: () => createTransport(),
+    testTimeoutMs: 120_000,
+    concurrentSessions: 8,
+  });
+}

@@ -20,7 +20,6 @@ import { RunObserver } from "../execute/run-observer.js";
 import { finishCapture } from "../execute/spill-output.js";
 import type { SupervisedRun } from "../execute/supervise-script.js";
 import { newRunId } from "../ids.js";
-import { delay } from "../timers/delay.js";
 import { PausableTimer } from "../timers/pausable-timer.js";
 import { CellStop } from "./cell-stop.js";
 import type { CellEnding, CellOutput } from "./kernel-process.js";
@@ -34,12 +33,6 @@ import { startKernel, type StartedKernel } from "./start-kernel.js";
 export function createCodeSession(options: CodeSessionOptions): CodeSession {
   return new Session(options);
 }
-
-/**
- * How long a new kernel may take to start (a remote backend's agent, Python, the tools module)
- * before its first cell's own time limit starts all the same.
- */
-const KERNEL_START_LIMIT_MS = 60_000;
 
 /** Why a kernel ended, when the session ended it on purpose. */
 type EndedBy = "reset" | "close";
@@ -116,7 +109,7 @@ class Session implements CodeSession {
     const fresh = kernel === undefined;
     if (kernel === undefined) {
       try {
-        kernel = await startKernel(this.#prepared, this.#options, observer.wantsOutput("stdout") || observer.wantsOutput("stderr"));
+        kernel = await startKernel(this.#prepared, this.#options, observer.wantsOutput("stdout") || observer.wantsOutput("stderr"), signal);
       } catch (error) {
         const result = this.#withState(failed(environmentFailureMessage(environment.backendId, error)), number, "fresh");
         observer.emit({ type: "finished", runId: `${this.id}-${number}`, result });
@@ -127,7 +120,6 @@ class Session implements CodeSession {
         return cellResult(failed(closedMessage), number, "kept");
       }
       this.#kernel = kernel;
-      await untilStarted(kernel, Math.max(this.#prepared.limits.timeoutMs, KERNEL_START_LIMIT_MS), signal);
     }
     identity.transport = kernel.opened.transport.id;
     const { result, killed, ending } = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
@@ -251,22 +243,6 @@ class Session implements CodeSession {
     this.#lostSince = undefined;
     if (lost !== undefined && state === "fresh") return loseState(result, number, `${lost}; this cell ran in a fresh one`);
     return cellResult(result, number, state);
-  }
-}
-
-/**
- * Waits for a new kernel to be started — at most `ms`, and not once `signal` aborts: the cell's
- * own stop then deals with a kernel that is still starting, as with a cell that runs too long.
- */
-async function untilStarted(kernel: StartedKernel, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  const started = new AbortController();
-  const waiting = signal === undefined ? started.signal : AbortSignal.any([signal, started.signal]);
-  try {
-    await Promise.race([kernel.process.started, delay(ms, { signal: waiting, unref: true })]);
-  } catch {
-    // Aborted: the cell is stopped once its stop is armed.
-  } finally {
-    started.abort();
   }
 }
 

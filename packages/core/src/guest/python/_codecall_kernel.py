@@ -7,8 +7,8 @@ launcher, and talks to it over two channels that a cell cannot reach by accident
   `{"run": N, "code": ...}` to run cell N and `{"interrupt": N}` to interrupt it. The kernel keeps
   a private copy of that pipe and gives the cells /dev/null as stdin, so `input()` in a cell ends
   at once instead of eating the host's messages.
-- Its stdout and stderr are the cells' own. After each cell it flushes both and writes an end
-  marker to each: the session's nonce (random, sent over stdin, never in the environment) then a
+- Its stdout and stderr are the cells' own. Once it serves cells it writes a ready marker to
+  stdout, and after each cell it flushes both and writes an end marker to each: the session's nonce (random, sent over stdin, never in the environment) then a
   JSON line. Everything before the marker is the cell's output; a cell that prints text looking
   like a marker cannot end its cell early without knowing the nonce.
 - Each cell starts with the kernel's own stdout and stderr, whatever the cell before did to them:
@@ -350,10 +350,11 @@ def main():
     _tag_tool_calls()
     # Imported once for the whole session: cells find it in sys.modules.
     __import__(hello["module"])
-    # Started: the first cell's time limit runs from here (anything printed so far goes first).
+    threading.Thread(target=kernel.read_requests, name="codecall-kernel-reader", daemon=True).start()
+    # Serving from here on: the host starts its first cell's time limit at this marker, so the
+    # kernel's start (slow on a remote backend) is not charged to the cell that happens to need it.
     _flush()
     _write(1, kernel.nonce + _dumps({"ready": True}).encode() + b"\n")
-    threading.Thread(target=kernel.read_requests, name="codecall-kernel-reader", daemon=True).start()
     kernel.serve()
 
 
