@@ -28,6 +28,12 @@ describe("a session's kernel start", () => {
       expect(await session.run("print('started')")).toMatchObject({ status: "success", output: "started\n", state: "fresh" });
       const stuck = await session.run("import time\ntime.sleep(30)");
       expect(stuck).toMatchObject({ status: "timeout", state: "kept" });
+      // Aborted while its kernel starts: the cell never runs, and the kernel is kept for the next.
+      await session.reset();
+      const aborted = await session.run("print('never')", { signal: AbortSignal.timeout(500) });
+      expect(aborted).toMatchObject({ status: "interrupted", state: "fresh" });
+      expect(aborted.output).not.toContain("never");
+      expect(await session.run("print('next')")).toMatchObject({ status: "success", output: "next\n", state: "kept" });
     } finally {
       await session.close();
       await local.close();
