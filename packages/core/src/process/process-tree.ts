@@ -7,6 +7,7 @@
  * signals and file reads ({@link ProcessHost}); where there is no /proc, the group is all there is.
  */
 import { TREE_TAG_VARIABLE } from "../remote/remote-command.js";
+import { readProcessTable } from "./process-table.js";
 
 /** The signals a tree is ended with. */
 export type TreeSignal = "SIGTERM" | "SIGKILL";
@@ -32,34 +33,21 @@ export interface ProcessHost {
 /**
  * Pids of the tree of `rootPid` (not `rootPid` itself): its descendants, then processes tagged
  * `tag`. Without `rootPid` (the root has exited and its pid may be reused), only the tagged ones.
+ * The process table is read once for all the sweeps asked for at the same time (see process-table.ts).
  */
 export async function findProcessTree(host: ProcessHost, rootPid: number | undefined, tag: string): Promise<number[]> {
   if (!host.procfs) return [];
-  let entries: string[];
-  try {
-    entries = await host.readdir("/proc");
-  } catch {
-    return [];
-  }
+  const table = await readProcessTable(host, rootPid !== undefined);
   const childrenOf = new Map<number, number[]>();
   const tagged: number[] = [];
   const marker = `${TREE_TAG_VARIABLE}=${tag}\0`;
-  await Promise.all(
-    entries
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(async (entry) => {
-        const pid = Number(entry);
-        const [parent, environ] = await Promise.all([
-          rootPid === undefined ? undefined : parentPid(host, pid),
-          host.readFile(`/proc/${pid}/environ`, "latin1").catch(() => ""),
-        ]);
-        if (pid !== rootPid && (environ.startsWith(marker) || environ.includes(`\0${marker}`))) tagged.push(pid);
-        if (parent === undefined) return;
-        const siblings = childrenOf.get(parent);
-        if (siblings) siblings.push(pid);
-        else childrenOf.set(parent, [pid]);
-      }),
-  );
+  for (const { pid, parent, environ } of table) {
+    if (pid !== rootPid && (environ.startsWith(marker) || environ.includes(`\0${marker}`))) tagged.push(pid);
+    if (rootPid === undefined || parent === undefined) continue;
+    const siblings = childrenOf.get(parent);
+    if (siblings) siblings.push(pid);
+    else childrenOf.set(parent, [pid]);
+  }
   const found: number[] = [];
   const queue = rootPid === undefined ? [] : [rootPid];
   while (queue.length > 0) {
@@ -89,17 +77,5 @@ export function groupAlive(host: ProcessHost, processGroup: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function parentPid(host: ProcessHost, pid: number): Promise<number | undefined> {
-  try {
-    const stat = await host.readFile(`/proc/${pid}/stat`, "latin1");
-    // Format: "pid (comm) state ppid ..."; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ppid = Number(fields[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined; // The process ended while we looked.
   }
 }

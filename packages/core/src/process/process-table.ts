@@ -1,0 +1,103 @@
+/**
+ * Reading Linux's process table (`/proc`) for tree sweeps, shared: every host command that ends
+ * sweeps for what it left behind, and a read of every process's environment costs milliseconds
+ * (tens on a busy host). Ten commands that end together would read the whole table ten times over,
+ * competing for the same file-system threads; here they share reads instead. A read serves every
+ * request made before it started: one asked for while a read is under way waits for the next,
+ * because its command's orphans may have moved after that read began; all the requests made
+ * meanwhile share that next read.
+ */
+import type { ProcessHost } from "./process-tree.js";
+
+/** One process as a table read saw it. */
+export interface ProcessEntry {
+  pid: number;
+  /** Its parent's pid; only when the read was asked for parents (and the process still ran). */
+  parent?: number | undefined;
+  /** Its environment block (`NAME=value\0...`); empty when it could not be read. */
+  environ: string;
+}
+
+/** A read in preparation: it starts once the one under way (if any) has ended. */
+interface PendingRead {
+  withParents: boolean;
+  readonly table: Promise<ProcessEntry[]>;
+}
+
+/** The reads of one host's table: at most one under way, at most one waiting to start. */
+class ProcessTableReader {
+  readonly #host: ProcessHost;
+  #current: Promise<unknown> = Promise.resolve();
+  #pending: PendingRead | undefined;
+
+  constructor(host: ProcessHost) {
+    this.#host = host;
+  }
+
+  read(withParents: boolean): Promise<ProcessEntry[]> {
+    if (this.#pending) {
+      this.#pending.withParents ||= withParents;
+      return this.#pending.table;
+    }
+    let start!: () => void;
+    const started = new Promise<void>((resolve) => (start = resolve));
+    const pending: PendingRead = { withParents, table: started.then(() => readTable(this.#host, pending.withParents)) };
+    this.#pending = pending;
+    // Starts after the read under way, whatever became of it; from then on, new requests wait for the next.
+    void this.#current.then(() => {
+      if (this.#pending === pending) this.#pending = undefined;
+      start();
+    });
+    this.#current = pending.table.catch(() => {});
+    return pending.table;
+  }
+}
+
+const readers = new WeakMap<ProcessHost, ProcessTableReader>();
+
+/**
+ * Every process in `/proc`, with its environment (and parent, with `withParents`), read after this
+ * call — possibly together with other callers'. Empty where the host has no `/proc`.
+ */
+export function readProcessTable(host: ProcessHost, withParents: boolean): Promise<ProcessEntry[]> {
+  let reader = readers.get(host);
+  if (!reader) {
+    reader = new ProcessTableReader(host);
+    readers.set(host, reader);
+  }
+  return reader.read(withParents);
+}
+
+async function readTable(host: ProcessHost, withParents: boolean): Promise<ProcessEntry[]> {
+  if (!host.procfs) return [];
+  let entries: string[];
+  try {
+    entries = await host.readdir("/proc");
+  } catch {
+    return [];
+  }
+  return Promise.all(
+    entries
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(async (entry) => {
+        const pid = Number(entry);
+        const [parent, environ] = await Promise.all([
+          withParents ? parentPid(host, pid) : undefined,
+          host.readFile(`/proc/${pid}/environ`, "latin1").catch(() => ""),
+        ]);
+        return { pid, parent, environ };
+      }),
+  );
+}
+
+async function parentPid(host: ProcessHost, pid: number): Promise<number | undefined> {
+  try {
+    const stat = await host.readFile(`/proc/${pid}/stat`, "latin1");
+    // Format: "pid (comm) state ppid ..."; comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined; // The process ended while we looked.
+  }
+}
