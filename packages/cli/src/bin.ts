@@ -6,7 +6,7 @@
  */
 import module from "node:module";
 import { main } from "./main.js";
-import { exitWhenFlushed, routeStopSignals } from "./process-lifecycle.js";
+import { exitWhenFlushed, reportStrayErrors, routeStopSignals } from "./process-lifecycle.js";
 
 // Node ≥ 22.1 keeps the compiled code of the modules loaded after this call on disk (in
 // NODE_COMPILE_CACHE, or the temp dir), so later runs skip compiling them; NODE_DISABLE_COMPILE_CACHE=1
@@ -14,6 +14,7 @@ import { exitWhenFlushed, routeStopSignals } from "./process-lifecycle.js";
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const onInterrupt = routeStopSignals();
+reportStrayErrors(process.stderr);
 const exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

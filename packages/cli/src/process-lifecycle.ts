@@ -33,6 +33,22 @@ export function routeStopSignals(): (handler: (signal: StopSignal) => void) => (
   };
 }
 
+/**
+ * Reports, on stderr, the errors that tools modules leave unhandled — a promise rejected with no
+ * handler, a throw inside a timer — instead of letting Node end the process. Such an error belongs
+ * to one tool's code: ending the process for it would cut a run short without closing its
+ * environment (a container or SSH session left behind), or take a whole MCP server down. The run,
+ * or the server, goes on; the tool call involved has its own outcome either way.
+ */
+export function reportStrayErrors(stderr: NodeJS.WritableStream): void {
+  const report = (what: string) => (error: unknown) => {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    stderr.write(`codecall: ${what} (ignored): ${text}\n`);
+  };
+  process.on("unhandledRejection", report("a promise was rejected and nothing handled it"));
+  process.on("uncaughtException", report("an error was thrown and nothing caught it"));
+}
+
 /** Ends the process with `code` once stdout and stderr have drained (bounded). */
 export async function exitWhenFlushed(code: number): Promise<never> {
   const flushed = (stream: NodeJS.WriteStream) =>

@@ -61,3 +61,36 @@ describe("codecall run after the result", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "success", output: "done\n" });
   }, 120_000);
 });
+
+const STRAY = `export const careless = {
+  name: "careless",
+  description: "Answers, leaving a rejected promise nobody handles and a timer that throws.",
+  parameters: { type: "object", properties: {} },
+  execute: () => {
+    Promise.reject(new Error("stray rejection"));
+    setTimeout(() => {
+      throw new Error("stray throw");
+    }, 10);
+    return "answered";
+  },
+};
+`;
+
+describe("codecall run with a careless tools module", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "codecall-cli-stray-"));
+    await writeFile(path.join(dir, "careless.mjs"), STRAY);
+  });
+
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("reports a tool's unhandled rejection and uncaught throw on stderr, and finishes the run", async () => {
+    const script = "import time\nfrom codecall import careless\nprint(careless())\ntime.sleep(0.5)\nprint(careless())\n";
+    const result = await runCli(["run", "--tools", "./careless.mjs", "-"], { cwd: dir, stdin: script, deadlineMs: 90_000 });
+    expect(result).toMatchObject({ killedAtDeadline: false, code: 0, stdout: "answered\nanswered\n" });
+    expect(result.stderr).toContain("codecall: a promise was rejected and nothing handled it (ignored): Error: stray rejection");
+    expect(result.stderr).toContain("codecall: an error was thrown and nothing caught it (ignored): Error: stray throw");
+  }, 120_000);
+});
