@@ -34,7 +34,7 @@ describe("singularity instances", () => {
     running.catch(() => {}); // close() ends it
     // The command itself runs (not only the agent that runs it).
     const sleeping = () => processesIn("codecall-flags-test").filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "latin1").startsWith("sleep\0"));
-    await expect.poll(() => sleeping().length).toBeGreaterThan(0);
+    await expect.poll(() => sleeping().length, { timeout: 60_000 }).toBeGreaterThan(0);
     await environment.close();
     await running.catch(() => {});
 
