@@ -67,7 +67,9 @@ export function pipeByteStream(readable: Readable, handle: PipeHandle): Readable
     // Stop reading the pipe until the consumer asks again (`pull`).
     return false;
   };
-  const socket = new Socket({ handle, readable: true, writable: false, onread: { buffer, callback: deliver } } as ConstructorParameters<typeof Socket>[0]);
+  const socket = new Socket({ handle, readable: true, writable: false, onread: { buffer, callback: deliver } } as ConstructorParameters<
+    typeof Socket
+  >[0]);
   // The child's own socket gave its handle away and must never read it again: the child process
   // resumes its stdio streams when it exits (`flushStdio`), which would restart a paused read.
   (readable as { readable: boolean }).readable = false;

@@ -28,8 +28,9 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
 }
 
 async function readDefault(stream: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
+  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
   return chunks;
 }
 
