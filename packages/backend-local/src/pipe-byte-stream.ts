@@ -35,6 +35,8 @@ interface PipeHandle {
  * back to `Readable.toWeb`.
  */
 export function pipeHandle(readable: Readable): PipeHandle | undefined {
+  // Deno and Bun imitate Node's handles to differing degrees; adopting one is only known to work on Node.
+  if (process.versions.deno !== undefined || process.versions.bun !== undefined) return undefined;
   const handle = (readable as { _handle?: unknown })._handle;
   if (typeof handle !== "object" || handle === null || handle.constructor.name !== "Pipe") return undefined;
   const { readStart, readStop, useUserBuffer } = handle as Partial<PipeHandle>;
