@@ -11,8 +11,6 @@ const READ_BUFFER_BYTES = 64 * 1024;
 export interface ChunkReader {
   /** The next chunk, or `undefined` at the end; a chunk is valid only until the next call. */
   read(): Promise<Uint8Array | undefined>;
-  /** True when chunks are views of the reused buffer: a consumer that keeps one must copy it. */
-  readonly lends: boolean;
   cancel(): Promise<void>;
   releaseLock(): void;
 }
@@ -26,7 +24,6 @@ export function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
     // Not a byte stream: its chunks are fresh anyway.
     const reader = stream.getReader();
     return {
-      lends: false,
       read: async () => {
         const { done, value } = await reader.read();
         return done ? undefined : value;
@@ -37,7 +34,6 @@ export function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
   }
   let buffer = new Uint8Array(READ_BUFFER_BYTES);
   return {
-    lends: true,
     read: async () => {
       const { done, value } = await byob.read(buffer);
       if (done) return undefined;

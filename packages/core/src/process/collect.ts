@@ -21,9 +21,9 @@ export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
  * Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects.
  * Aborting `stop` cancels the read, releasing the stream (a pipe a leftover process still holds).
  *
- * A byte stream is read into one reused buffer (see `chunk-reader.ts`): `capture.push` is lent
- * each chunk for the call only, while `onChunk` is given chunks of its own (copied for it, so
- * only when someone listens).
+ * A byte stream is read into one reused buffer (see `chunk-reader.ts`), so `capture.push` and
+ * `onChunk` are lent each chunk for the call only: what they keep, they copy (`redactingSink`
+ * does, for live output).
  */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
@@ -37,7 +37,7 @@ export async function drainStream(
   try {
     for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
       capture.push(chunk);
-      if (onChunk !== undefined) callSafely(onChunk, reader.lends ? chunk.slice() : chunk);
+      callSafely(onChunk, chunk);
     }
   } catch {
     // A stream torn down by a kill or a lost connection just ends the capture.

@@ -166,8 +166,7 @@ export class KernelProcess {
       return;
     }
     cell[which].push(chunk);
-    // The chunk is lent (a view of drainStream's reused read buffer); live output may keep its own.
-    cell.sinks[which]?.write(chunk.slice());
+    cell.sinks[which]?.write(chunk);
   }
 
   #marker(which: "stdout" | "stderr", payload: unknown): void {
