@@ -37,6 +37,7 @@ export type SpillNote = { path: string; keptBytes: number } | { error: string };
 
 /** Receives a stream's bytes and says what was kept. */
 export interface ByteCapture {
+  /** Takes the stream's next bytes; `chunk` is only lent for the call (a reused read buffer): copy what is kept. */
   push(chunk: Uint8Array): void;
   readonly totalBytes: number;
   finish(): CapturedOutput;

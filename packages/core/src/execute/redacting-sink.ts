@@ -9,16 +9,18 @@ import { StreamingRedactor } from "../text/streaming-redactor.js";
 /** Takes a stream's chunks; `end()` delivers what the redactor still held. */
 export interface OutputSink {
   // Properties, not methods: the supervisor is handed `write` on its own, detached from the sink.
+  /** `chunk` is lent for the call (a view of a reused read buffer, see `drainStream`). */
   write: (chunk: Uint8Array) => void;
   end: () => void;
 }
 
 /**
  * A sink that redacts before calling `onChunk` (never with an empty chunk); with `knownSecrets`
- * undefined (redaction off) it passes the bytes through as they are.
+ * undefined (redaction off) it passes the bytes through as they are. `onChunk` gets chunks of its
+ * own to keep: the redacted text is encoded afresh, the bytes passed through are copied.
  */
 export function redactingSink(onChunk: (chunk: Uint8Array) => void, knownSecrets: readonly string[] | undefined): OutputSink {
-  if (knownSecrets === undefined) return { write: onChunk, end: () => {} };
+  if (knownSecrets === undefined) return { write: (chunk) => onChunk(chunk.slice()), end: () => {} };
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const redactor = new StreamingRedactor({ knownSecrets });

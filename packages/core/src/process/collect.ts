@@ -7,6 +7,7 @@ import { CodecallError, errorMessage } from "../errors.js";
 import { callSafely } from "../safe-callback.js";
 import { createCapture, type ByteCapture, type CapturedOutput } from "../execute/output-capture.js";
 import { delay } from "../timers/delay.js";
+import { chunkReader } from "./chunk-reader.js";
 
 /**
  * How long a process whose input could not be written has to exit by itself. A process that
@@ -19,6 +20,10 @@ export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
 /**
  * Reads a stream to its end into `capture`, calling `onChunk` for live output. Never rejects.
  * Aborting `stop` cancels the read, releasing the stream (a pipe a leftover process still holds).
+ *
+ * A byte stream is read into one reused buffer (see `chunk-reader.ts`), so `capture.push` and
+ * `onChunk` are lent each chunk for the call only: what they keep, they copy (`redactingSink`
+ * does, for live output).
  */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
@@ -26,15 +31,13 @@ export async function drainStream(
   onChunk?: (chunk: Uint8Array) => void,
   stop?: AbortSignal,
 ): Promise<void> {
-  const reader = stream.getReader();
+  const reader = chunkReader(stream);
   const cancel = () => void reader.cancel().catch(() => {});
   stop?.addEventListener("abort", cancel, { once: true });
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      capture.push(value);
-      callSafely(onChunk, value);
+    for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
+      capture.push(chunk);
+      callSafely(onChunk, chunk);
     }
   } catch {
     // A stream torn down by a kill or a lost connection just ends the capture.

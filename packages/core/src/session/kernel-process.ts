@@ -144,7 +144,8 @@ export class KernelProcess {
       onData: (chunk) => this.#data(which, chunk),
       onMarker: (payload) => this.#marker(which, payload),
     });
-    // drainStream reads into a capture; the splitter takes its place and routes what it reads.
+    // drainStream reads into a capture; the splitter takes its place and routes what it reads
+    // (lent chunks: what the splitter and the cell keep, they copy).
     await drainStream(
       stream,
       { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never },
