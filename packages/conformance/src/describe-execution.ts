@@ -36,7 +36,35 @@ export interface ExecutionSuiteOptions {
   testTimeoutMs?: number;
   /** The transport id the runs must report (checks that `auto` picked what you expect). */
   expectTransportId?: string;
+  /**
+   * The environment holds each command's whole tree, so scripts run without codecall's launcher
+   * (`SpawnOptions.whenTreeHeld`: an `ExecEnvironment` with its agent up). Default: under the launcher.
+   */
+  treeHeld?: boolean;
 }
+
+/**
+ * Python printing how the script process was started: the Python processes in its session, whether
+ * it leads that session, whether the guest's start-up hook named it the script, and whether its
+ * parent is codecall's launcher (its source, passed with -c, starts with "# codecall launcher").
+ */
+const SCRIPT_PROCESS_REPORT = `
+import os
+def session_of(pid):
+    stat = open("/proc/%s/stat" % pid, "rb").read()
+    return int(stat[stat.rindex(b")") + 2 :].split()[3])
+pythons = 0
+for entry in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if session_of(entry) == os.getsid(0) and os.path.basename(os.readlink("/proc/%s/exe" % entry)).startswith("python"):
+            pythons += 1
+    except OSError:
+        pass
+parent = open("/proc/%d/cmdline" % os.getppid(), "rb").read()
+print(pythons, "leads" if os.getsid(0) == os.getpid() else "led",
+      "named" if os.environ.get("CODECALL_SCRIPT_PID") == str(os.getpid()) else "unnamed",
+      "launched" if b"# codecall launcher" in parent else "direct")
+`;
 
 /** Planted in the environment's default env; must never reach a script. */
 const PLANTED_SECRETS = {
@@ -882,6 +910,19 @@ print("TAIL-MARK")
         expect(result.error).toBe("Script was interrupted: user sent a new message");
         expect(hang.started - startedBefore).toBe(1);
         expect(hang.cancelled - cancelledBefore).toBe(1);
+      },
+      timeout,
+    );
+
+    it(
+      options.treeHeld ? "starts one interpreter: the script leads its session, no launcher above it" : "starts the script under the launcher",
+      async () => {
+        const result = await run(SCRIPT_PROCESS_REPORT);
+        const [pythons, leads, named, launched] = result.output.trim().split(" ");
+        // The guest's start-up hook must know the script's own process either way.
+        expect(named).toBe("named");
+        if (options.treeHeld) expect([pythons, leads, launched]).toEqual(["1", "leads", "direct"]);
+        else expect(launched).toBe("launched");
       },
       timeout,
     );

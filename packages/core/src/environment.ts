@@ -61,7 +61,30 @@ export interface ExecResult {
 }
 
 /** Options of `spawn`. */
-export type SpawnOptions = CommandOptions;
+export interface SpawnOptions extends CommandOptions {
+  /**
+   * Optional: what to run instead of the command where the environment itself holds the
+   * command's whole process tree — ends every process the command started, escaped ones too
+   * (`setsid`, double fork, a cleared environment), when the command's first process exits, and
+   * reports that process's exit or signal as the command's. An environment takes it only while it
+   * does so (an `ExecEnvironment` while its agent is up, never on plain execs); every other one
+   * runs the command, so both must do the same job. `executeCode` and sessions give one that runs
+   * the script without codecall's launcher, which exists to do just that (see `guest/launcher.ts`).
+   */
+  whenTreeHeld?: TreeHeldCommand;
+}
+
+/** The command of {@link SpawnOptions.whenTreeHeld}. */
+export interface TreeHeldCommand {
+  /** Runs in place of the spawn's command, as `sh -c`, with its options; its first process leads a new session. */
+  command: string;
+  /**
+   * A stored (uncompressed) zip of plain names, as core's `storedZip` writes: its files are
+   * written into its directory (mode 0600, never over an existing file) just before `command`
+   * starts. When they cannot be, `command` does not start: the command exits 1, saying why on stderr.
+   */
+  unpack?: string;
+}
 
 /** How a process ended. */
 export interface ProcessExit {

@@ -19,6 +19,7 @@ export type {
   SocketConnection,
   SocketListener,
   SpawnOptions,
+  TreeHeldCommand,
   WriteFileOptions,
 } from "./environment.js";
 export type { GuestLanguage, RunContext, Transport, TransportSession } from "./transport.js";

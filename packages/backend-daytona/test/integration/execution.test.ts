@@ -16,6 +16,7 @@ afterAll(() => fake.close());
 describeExecution({
   name: "daytona + stream",
   createEnvironment: ({ env }) => createEnvironment({ ...fake.connection, env }),
+  treeHeld: true,
   builtinTools,
   transport: () => createStreamTransport(),
   expectTransportId: "stream",
@@ -26,6 +27,7 @@ describeExecution({
 describeExecution({
   name: "daytona + file",
   createEnvironment: ({ env }) => createEnvironment({ ...fake.connection, env }),
+  treeHeld: true,
   builtinTools,
   transport: () => createFileTransport(),
   expectTransportId: "file",

@@ -12,6 +12,7 @@ for (const agent of [true, false]) {
     name: `docker + file (${agent ? "through the agent" : "plain execs"})`,
     // The planted secrets go into the container's own env, as a deployment's would.
     createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env, agent }),
+    treeHeld: agent,
     builtinTools,
     transport: () => createTransport(),
     expectTransportId: "file",

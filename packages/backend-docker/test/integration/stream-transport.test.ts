@@ -40,6 +40,7 @@ for (const agent of [true, false]) {
   describeExecution({
     name: `docker + stream (${way})`,
     createEnvironment: ({ env }) => createEnvironment({ image: TEST_IMAGE, env, agent }),
+    treeHeld: agent,
     builtinTools,
     transport: () => createTransport(),
     expectTransportId: "stream",

@@ -13,6 +13,7 @@ afterAll(() => fake.stop());
 describeExecution({
   name: "modal + file",
   createEnvironment: ({ env }) => createEnvironment({ env }),
+  treeHeld: true,
   builtinTools,
   transport: () => createTransport(),
   expectTransportId: "file",

@@ -15,6 +15,7 @@ afterAll(() => fake.stop());
 describeExecution({
   name: "modal + stream",
   createEnvironment: ({ env }) => createEnvironment({ env }),
+  treeHeld: true,
   builtinTools,
   transport: () => createTransport(),
   expectTransportId: "stream",

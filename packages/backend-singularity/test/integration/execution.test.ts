@@ -15,6 +15,7 @@ for (const agent of [true, false]) {
   describeExecution({
     name: `singularity + stream (${way})`,
     createEnvironment: ({ env }) => createEnvironment({ image: FAKE_IMAGE, env, agent }),
+    treeHeld: agent,
     builtinTools,
     transport: () => createStreamTransport(),
     expectTransportId: "stream",
@@ -31,6 +32,7 @@ for (const agent of [true, false]) {
 describeExecution({
   name: "singularity + file",
   createEnvironment: ({ env }) => createEnvironment({ image: FAKE_IMAGE, env }),
+  treeHeld: true,
   builtinTools,
   transport: () => createFileTransport(),
   expectTransportId: "file",

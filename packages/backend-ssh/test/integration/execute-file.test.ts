@@ -13,6 +13,7 @@ for (const environmentAgent of [true, false]) {
   describeExecution({
     name: `ssh + file (${environmentAgent ? "through the agent" : "plain execs"})`,
     createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env, environmentAgent }),
+    treeHeld: environmentAgent,
     builtinTools,
     transport: () => createTransport(),
     unavailableReason: sshd.unavailableReason,

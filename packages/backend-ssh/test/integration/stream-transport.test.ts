@@ -32,6 +32,7 @@ for (const environmentAgent of [true, false]) {
   describeExecution({
     name: `ssh + stream (${way})`,
     createEnvironment: ({ env }) => createEnvironment({ ...connectionOptions(), env, environmentAgent }),
+    treeHeld: environmentAgent,
     builtinTools,
     transport: () => createTransport(),
     expectTransportId: "stream",

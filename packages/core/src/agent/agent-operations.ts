@@ -50,12 +50,18 @@ export class AgentOperations implements RemoteOperations {
     return toExecResult(collected, process.timedOut);
   }
 
+  /**
+   * Starts a command under one of the agent's shepherds. A shepherd holds the command's whole
+   * tree (see `agent_shepherd.py`), so `options.whenTreeHeld` is what runs, when given.
+   */
   async spawn(command: string, options: SpawnOptions): Promise<AgentProcess> {
     const env = options.env ?? {};
     for (const name of Object.keys(env)) assertEnvName(name);
-    const logged = this.#log.start(command, options, "agent");
+    const held = options.whenTreeHeld;
+    const logged = this.#log.start(held?.command ?? command, options, "agent");
     const request = {
-      command,
+      command: held?.command ?? command,
+      unpack: held?.unpack ?? null,
       env,
       clearEnv: options.clearEnv ?? false,
       cwd: options.cwd ?? null,

@@ -17,6 +17,8 @@ const KILL_ANSWER_MS = 15_000;
 /** What the agent needs to run one command (besides its streams). */
 export interface SpawnRequest {
   command: string;
+  /** A run's archive, unpacked into its directory before the command starts (`TreeHeldCommand.unpack`). */
+  unpack: string | null;
   env: Readonly<Record<string, string>>;
   clearEnv: boolean;
   cwd: string | null;

@@ -10,7 +10,7 @@
  * the steps: the run's events (see `run-observer.ts`) and, where OpenTelemetry is installed, its span.
  */
 import type { Environment } from "../environment.js";
-import { launchScriptCommand } from "../guest/launcher.js";
+import { scriptLaunch } from "../guest/launcher.js";
 import { ApprovalGate } from "../rpc/approval-gate.js";
 import type { RpcDispatcher } from "../rpc/dispatcher.js";
 import { loadOpenTelemetry } from "../telemetry/open-telemetry.js";
@@ -104,7 +104,7 @@ async function runSteps(
 
     const supervised = await superviseScript({
       environment,
-      command: launchScriptCommand(run.interpreter, scriptPath, archivePath, options.scriptName),
+      launch: scriptLaunch(run.interpreter, scriptPath, archivePath, options.scriptName),
       env: guestEnv({
         scrubbed: scrubbed.env,
         transport: opened.session.guestEnv,

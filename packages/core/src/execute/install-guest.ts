@@ -25,7 +25,7 @@ export interface GuestFiles {
 export interface InstalledGuest {
   /** The script, for the command that runs it. */
   scriptPath: string;
-  /** The archive holding the script and the modules, which the launcher unpacks (see launcher.ts). */
+  /** The archive holding the script and the modules, which the launcher or the environment unpacks (see launcher.ts). */
   archivePath: string;
   opened: OpenedTransport;
 }

@@ -12,6 +12,7 @@ import type { Environment, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { delay } from "../timers/delay.js";
 import { PausableTimer } from "../timers/pausable-timer.js";
+import type { ScriptLaunch } from "../guest/launcher.js";
 import { drainStream, writeStdin } from "../process/collect.js";
 import { MAX_DURATION_MS, type ExecutionLimits } from "./limits.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
@@ -23,7 +24,8 @@ export type StopReason = "exited" | "timeout" | "interrupted" | "lost";
 
 export interface SuperviseOptions {
   environment: Environment;
-  command: string;
+  /** The script's command, and what runs instead where the environment holds its tree (see `scriptLaunch`). */
+  launch: ScriptLaunch;
   env: Readonly<Record<string, string>>;
   cwd?: string;
   limits: Pick<ExecutionLimits, "timeoutMs" | "killGraceMs" | "maxStdoutBytes" | "maxStderrBytes"> & Partial<Pick<ExecutionLimits, "spillBytes">>;
@@ -63,7 +65,8 @@ const STREAM_DRAIN_GRACE_MS = 2_000;
 
 export async function superviseScript(options: SuperviseOptions): Promise<SupervisedRun> {
   const { limits, knownSecrets } = options;
-  const process = await options.environment.spawn(options.command, {
+  const process = await options.environment.spawn(options.launch.command, {
+    whenTreeHeld: options.launch.whenTreeHeld,
     env: options.env,
     clearEnv: true,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

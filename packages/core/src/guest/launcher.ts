@@ -1,11 +1,22 @@
 /**
- * The command that runs a script under the Python launcher (see `python/launcher.py`): the
- * launcher is a child subreaper where Linux allows it, so when the script's process exits, every
- * process it left behind — also those that left its process group and cleared their environment
- * — is ended, and the run ends with the script instead of waiting for a helper that holds stdout.
+ * How a script is started. Everywhere, it can run under the Python launcher (see
+ * `python/launcher.py`): the launcher is a child subreaper where Linux allows it, so when the
+ * script's process exits, every process it left behind — also those that left its process group
+ * and cleared their environment — is ended, and the run ends with the script instead of waiting
+ * for a helper that holds stdout. Where the environment does that itself (`SpawnOptions.whenTreeHeld`:
+ * an environment agent's shepherd), the script runs directly instead: one interpreter start, not two.
  */
+import type { TreeHeldCommand } from "../environment.js";
 import launcher from "./python/launcher.py?raw";
 import { shellQuote } from "../text/shell-quote.js";
+
+/** The command and spawn option that start a script (see {@link scriptLaunch}). */
+export interface ScriptLaunch {
+  /** Under the launcher: for any environment. */
+  command: string;
+  /** Directly, where the environment holds the command's tree. */
+  whenTreeHeld: TreeHeldCommand;
+}
 
 /**
  * A shell command that runs `scriptPath` with `interpreter` (a shell word or words, such as
@@ -19,4 +30,23 @@ export function launchScriptCommand(interpreter: string, scriptPath: string, arc
   const name = scriptName === undefined ? "" : ` --name ${shellQuote(scriptName)}`;
   const archive = archivePath === undefined ? "" : ` ${shellQuote(archivePath)}`;
   return `exec ${interpreter} -I -S -c ${shellQuote(launcher)}${name}${archive} ${shellQuote(scriptPath)}`;
+}
+
+/**
+ * Both ways to run a script (arguments as for {@link launchScriptCommand}); pass `command` to
+ * `spawn` with `whenTreeHeld` among its options, and the environment picks. The direct way leaves
+ * the archive to the environment (`TreeHeldCommand.unpack`) and runs the script as the command's
+ * first process, which leads its session: the guest's start-up hook (`sitecustomize.py`) knows it
+ * by that, as it knows the launcher's child by the pid the launcher gives it.
+ */
+export function scriptLaunch(interpreter: string, scriptPath: string, archivePath?: string, scriptName?: string): ScriptLaunch {
+  const runner = `${scriptPath.slice(0, scriptPath.lastIndexOf("/") + 1)}_codecall_main.py`;
+  const program = scriptName === undefined ? shellQuote(scriptPath) : `${shellQuote(runner)} ${shellQuote(scriptPath)} ${shellQuote(scriptName)}`;
+  return {
+    command: launchScriptCommand(interpreter, scriptPath, archivePath, scriptName),
+    whenTreeHeld: {
+      command: `export CODECALL_SCRIPT_PID=session-leader; exec ${interpreter} ${program}`,
+      ...(archivePath === undefined ? {} : { unpack: archivePath }),
+    },
+  };
 }

@@ -112,8 +112,11 @@ export class ExecEnvironment implements Environment {
     return this.execute(command, options);
   }
 
+  /** Through the agent, `options.whenTreeHeld` runs instead (its shepherds hold a command's tree); as a plain exec, `command`. */
   spawn(command: string, options?: SpawnOptions): Promise<EnvironmentProcess> {
     const resolved = this.#withDefaults(options);
+    const held = resolved.whenTreeHeld;
+    if (held?.unpack !== undefined) resolved.whenTreeHeld = { ...held, unpack: this.#resolve(held.unpack) };
     return this.#route((operations) => operations.spawn(command, resolved), "never");
   }
 

@@ -1,8 +1,9 @@
 /**
  * Starting a session's kernel: the steps of `executeCode` up to the script's start — a private
  * run dir, the scrubbed env, the transport (opened once for the kernel's whole life), the guest
- * installed with the kernel as its script — then the kernel spawned under the launcher (so the
- * process-tree rules of a run hold for it) with its stdin kept open for the cells, and waited
+ * installed with the kernel as its script — then the kernel spawned as a script is (under the
+ * launcher, or directly where the environment holds its tree: the process-tree rules of a run hold
+ * for it) with its stdin kept open for the cells, and waited
  * for until it serves them.
  */
 
@@ -14,7 +15,7 @@ import { installGuest } from "../execute/install-guest.js";
 import { openTransport, type OpenedTransport } from "../execute/open-transport.js";
 import type { PreparedRun } from "../execute/prepare-run.js";
 import { formatSeconds } from "../execute/result.js";
-import { launchScriptCommand } from "../guest/launcher.js";
+import { scriptLaunch } from "../guest/launcher.js";
 import kernelSource from "../guest/python/_codecall_kernel.py?raw";
 import { newRunId, newRunToken } from "../ids.js";
 import { delay } from "../timers/delay.js";
@@ -85,7 +86,9 @@ export async function startKernel(
     });
     const guest = { environment, runDir, code: kernelSource, tools: session.tools, moduleName: session.moduleName };
     const { scriptPath, archivePath, opened } = await installGuest(guest, session.candidates[0], opening);
-    const spawned = await environment.spawn(launchScriptCommand(session.interpreter, scriptPath, archivePath), {
+    const launch = scriptLaunch(session.interpreter, scriptPath, archivePath);
+    const spawned = await environment.spawn(launch.command, {
+      whenTreeHeld: launch.whenTreeHeld,
       env: guestEnv({ scrubbed: scrubbed.env, transport: opened.session.guestEnv, runDir, maxFrameBytes: limits.maxFrameBytes, liveOutput }),
       clearEnv: true,
       ...(options.cwd ? { cwd: options.cwd } : {}),

@@ -6,6 +6,7 @@ import signal
 import tempfile
 import time
 import unittest
+import zipfile
 
 from agent_harness import TIMEOUT, AgentProcess, AgentTestCase, alive, read_pid, wait_gone
 from agent_wire import CANCEL, DATA, END, WINDOW, credit_frame, frame
@@ -56,6 +57,21 @@ class CommandTest(AgentTestCase):
             self.agent.send(credit_frame(stdout, len(payload)))
         self.agent.send(frame(END, stdin))
         self.assertEqual(self.agent.read_stream(stdout), b"")
+
+    def test_unpacks_a_runs_archive_before_the_command_starts(self):
+        archive = self.path("run.zip")
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as packed:
+            packed.writestr("script.py", "print('hi')\n")
+            packed.writestr("helper.py", "x = 1\n")
+        exit, out, _ = self.agent.run("cat %s/script.py; ls %s" % (self.dir, self.dir), unpack=archive)
+        self.assertEqual((exit["exit"], out), (0, b"print('hi')\nhelper.py\nrun.zip\nscript.py\n"))
+
+    def test_does_not_start_the_command_when_the_archive_cannot_be_unpacked(self):
+        marker = self.path("started")
+        exit, _, err = self.agent.run("touch %s" % marker, unpack=self.path("missing.zip"))
+        self.assertEqual(exit["exit"], 1)
+        self.assertIn(b"codecall: cannot unpack the run's files from " + self.path("missing.zip").encode(), err)
+        self.assertFalse(os.path.exists(marker))
 
     def test_sets_env_on_top_of_its_own_or_alone_with_clear_env(self):
         _, out, _ = self.agent.run('printf "%s|%s" "$CODECALL_A" "${PATH:+set}"', env={"CODECALL_A": "it's \"two\" $x\nline"})

@@ -19,15 +19,15 @@ TIMEOUT = 20
 PRINTS_THEN_WAITS = "import sys, time\nprint('partial line')\nsys.stderr.write('ready\\n')\ntime.sleep(60)\n"
 
 
-def start(code, buffered=True, extra_path=None, lines=False, **options):
+def start(code, buffered=True, extra_path=None, lines=False, named="$$", **options):
     """Runs `code` as a run's script: its own pid in CODECALL_SCRIPT_PID, as the launcher sets it
-    (the shell execs the interpreter, which keeps the shell's pid)."""
+    (the shell execs the interpreter, which keeps the shell's pid), or `named` there instead."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": os.pathsep.join([RUNTIME_DIR] + ([extra_path] if extra_path else []))}
     if lines:
         env.update(CODECALL_OUTPUT="lines", PYTHONUNBUFFERED="1")
     elif buffered:
         env["CODECALL_OUTPUT"] = "buffered"
-    command = ["sh", "-c", 'CODECALL_SCRIPT_PID=$$ exec "$0" -B -c "$1"', sys.executable, code]
+    command = ["sh", "-c", 'CODECALL_SCRIPT_PID=%s exec "$0" -B -c "$1"' % named, sys.executable, code]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **options)
 
 
@@ -59,6 +59,24 @@ class SiteCustomizeTest(unittest.TestCase):
         process.send_signal(signal.SIGHUP)
         stdout, _ = process.communicate(timeout=TIMEOUT)
         self.assertEqual((process.returncode, stdout), (-signal.SIGHUP, b"partial line\n"))
+
+    def test_a_session_leader_named_so_is_the_script_and_its_python_subprocesses_are_not(self):
+        # As an environment agent's shepherd starts a script: the first process of its own session.
+        code = textwrap.dedent(
+            """
+            import _signal, os, signal, subprocess, sys
+            print(os.environ["CODECALL_SCRIPT_PID"] == str(os.getpid()), _signal.getsignal(signal.SIGTERM) != signal.SIG_DFL)
+            check = "import _signal, signal; print(_signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)"
+            print(subprocess.run([sys.executable, "-c", check], start_new_session=True, stdout=subprocess.PIPE).stdout.decode().strip())
+            """
+        )
+        stdout, _ = start(code, named="session-leader", start_new_session=True).communicate(timeout=TIMEOUT)
+        self.assertEqual(stdout, b"True True\nTrue\n")
+
+    def test_a_process_named_session_leader_that_leads_no_session_is_not_the_script(self):
+        code = "import _signal, signal\nprint(_signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)\n"
+        stdout, _ = start(code, named="session-leader").communicate(timeout=TIMEOUT)
+        self.assertEqual(stdout, b"True\n")
 
     def test_a_fork_does_not_print_what_the_parent_printed_twice(self):
         code = "import os\nprint('before fork')\nif os.fork() == 0:\n    print('child')\nelse:\n    os.wait()\n    print('parent')\n"

@@ -13,7 +13,8 @@
 # sends a request — "<length>\n" and the spawn request's JSON, with the command's stdin, stdout and
 # stderr pipes attached (SCM_RIGHTS) — and the shepherd answers with lines: "pid <leader pid>",
 # then "exit <code>" or "signal <number>". The command is started with posix_spawn (vfork and
-# exec), which copies nothing.
+# exec), which copies nothing. A request may name a run's archive (`unpack`): its files are written
+# first, so a script needs no launcher of its own (it would only repeat the shepherd's work).
 import array
 import json
 import os
@@ -21,11 +22,13 @@ import signal
 import socket
 
 from agent_tree import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, close_descriptors_above, prctl
-from launcher import end_leftovers
+from launcher import end_leftovers, unpack_failure
 
 CONTROL_FD = 3
 # What a command exits with when it cannot be started (as a shell says it).
 CANNOT_RUN = 127
+# What a command exits with when the run's files it asked for cannot be unpacked (as the launcher does).
+CANNOT_UNPACK = 1
 NO_WORKING_DIRECTORY = 125
 FD_BYTES = array.array("i").itemsize
 CLOEXEC_ON_RECEIVE = getattr(socket, "MSG_CMSG_CLOEXEC", 0)
@@ -173,6 +176,12 @@ def start_command(control, request, stdio, base_env, home):
     except OSError:
         os.write(stderr, ("codecall: no such working directory: %s\n" % cwd).encode("utf-8", "replace"))
         report(control, "exit %d" % NO_WORKING_DIRECTORY)
+        return None
+    # A run's files, unpacked here rather than by a launcher the command would have to start first.
+    failure = unpack_failure(request["unpack"]) if request.get("unpack") else None
+    if failure is not None:
+        os.write(stderr, failure.encode("utf-8", "replace"))
+        report(control, "exit %d" % CANNOT_UNPACK)
         return None
     argv = request.get("argv") or ["/bin/sh", "-c", request["command"]]
     wiring = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate((stdin, stdout, stderr))]

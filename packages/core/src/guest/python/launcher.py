@@ -51,6 +51,15 @@ def unpack(archive):
         offset = start + size
 
 
+def unpack_failure(archive):
+    """Unpacks ARCHIVE (see unpack); what to tell the user when it cannot, else None."""
+    try:
+        unpack(archive)
+    except (OSError, ValueError) as error:
+        return "codecall: cannot unpack the run's files from %s: %s\n" % (archive, error)
+    return None
+
+
 def become_subreaper():
     try:
         import ctypes
@@ -143,10 +152,9 @@ def main():
     *archive, script = arguments
     program = [script] if name is None else [os.path.join(os.path.dirname(script), "_codecall_main.py"), script, name]
     for path in archive:
-        try:
-            unpack(path)
-        except (OSError, ValueError) as error:
-            os.write(2, ("codecall: cannot unpack the run's files from %s: %s\n" % (path, error)).encode())
+        failure = unpack_failure(path)
+        if failure is not None:
+            os.write(2, failure.encode())
             os._exit(1)
     become_subreaper()
     # orig_argv (3.10+) is [python, *FLAGS, "-I", "-S", "-c", source, *argv[1:]].
@@ -172,6 +180,7 @@ def main():
     exit_like(status)
 
 
-# The environment agent imports this file as a module (its shepherds end trees the same way).
+# The environment agent imports this file as a module: its shepherds end trees the same way, and
+# unpack a run's files for a script they start without the launcher.
 if __name__ == "__main__":
     main()

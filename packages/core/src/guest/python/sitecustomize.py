@@ -9,12 +9,18 @@ PYTHONUNBUFFERED, and the script's stdout becomes line-buffered, as on a termina
 soon as it ends, in one write (unbuffered, a print is two; without this hook, as under
 `python -S`, it stays unbuffered).
 
-In the script's own process (the launcher names its pid in CODECALL_SCRIPT_PID), SIGTERM and
+In the script's own process, SIGTERM and
 SIGHUP (a timeout or an interrupt: the host's kill, which the launcher passes on) flush stdout and
 stderr, then end the process by the same signal, as it would have ended. Python runs the handler
 in the main thread between two bytecodes, so a thread blocked in a call that signals interrupt
 (sleep, I/O, waits, tool calls) flushes at once; one stuck in C code (or a signal that slips in
 just before a blocking call starts) waits for the host's SIGKILL after the grace period.
+
+The script's own process is named in CODECALL_SCRIPT_PID: by its pid, which the launcher sets
+when it starts the script, or as "session-leader" where the script runs without the launcher (an
+environment agent's shepherd starts it as the first process of a session of its own, and nothing
+else of the run leads that session before the script has started). The script then puts its own
+pid there, so its Python subprocesses (in a session of their own, too, or not) know they are not it.
 
 Every other process of the run — a forked child (multiprocessing's fork workers), a Python
 subprocess — keeps the default SIGTERM (multiprocessing's Pool.terminate() waits for its workers
@@ -83,8 +89,15 @@ def _as_child():
     _line_buffered()
 
 
+def _is_script():
+    named = os.environ.get("CODECALL_SCRIPT_PID")
+    if named == "session-leader" and os.getsid(0) == os.getpid():
+        named = os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
+    return named == str(os.getpid())
+
+
 def _set_up(mode):
-    if os.environ.get("CODECALL_SCRIPT_PID") != str(os.getpid()):
+    if not _is_script():
         _line_buffered()  # A Python subprocess of the script.
         return
     if mode == "lines":
