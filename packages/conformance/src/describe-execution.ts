@@ -813,7 +813,7 @@ while True:
     );
 
     it(
-      "caps 100 MB of output with a notice and metadata, in bounded host memory",
+      "caps 200 MiB of output with a notice and metadata, in bounded host memory",
       async () => {
         const before = process.memoryUsage().rss;
         let peak = before;
@@ -822,22 +822,26 @@ while True:
 import sys
 print("HEAD-MARK")
 line = "x" * 1023 + "\\n"
-for _ in range(100 * 1024):
+for _ in range(200 * 1024):
     sys.stdout.write(line)
 print("TAIL-MARK")
 `).finally(() => clearInterval(sampler));
         expect(result.status).toBe("success");
         expect(result.stdoutTruncated).toBe(true);
-        expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "HEAD-MARK\n".length + "TAIL-MARK\n".length);
+        expect(result.stdoutBytesTotal).toBe(200 * 1024 * 1024 + "HEAD-MARK\n".length + "TAIL-MARK\n".length);
         expect(result.stdoutBytesCaptured + result.stdoutBytesOmitted).toBe(result.stdoutBytesTotal);
         expect(result.stdoutBytesCaptured).toBeLessThanOrEqual(50_000);
         expect(result.output.startsWith("HEAD-MARK\n")).toBe(true);
         expect(result.output.endsWith("TAIL-MARK\n")).toBe(true);
         expect(result.output).toMatch(
-          /\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 104,857,620 total\] \[its first 5,000,000 bytes are in \S+: read it in parts\]/,
+          /\[OUTPUT TRUNCATED - [\d,]+ bytes omitted out of 209,715,220 total\] \[its first 5,000,000 bytes are in \S+: read it in parts\]/,
         );
-        // Holding the output would need over 100 MB; the capture keeps 50 KB, and 5 MB for the file.
-        expect(peak - before).toBeLessThan(80 * 1024 * 1024);
+        // Holding the output would need over 200 MiB; the capture keeps 50 KB, and 5 MB for the file.
+        // What else the host holds at its peak is garbage the GC has not collected yet, and how
+        // much depends on its timing, not on the output's size (80–85 MiB at worst, seen on the
+        // Daytona fake, whose server shares this process): a flood twice that bound tells them apart.
+        console.log(`[codecall] host memory growth during a 200 MiB flood: ${((peak - before) / 2 ** 20).toFixed(1)} MiB`);
+        expect(peak - before).toBeLessThan(120 * 1024 * 1024);
         const spillPath = result.stdoutSpillPath!;
         expect((await environment.executeOneshot(`wc -c < ${spillPath}`)).stdout.trim()).toBe("5000000");
         await environment.remove(spillPath);
