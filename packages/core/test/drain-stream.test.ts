@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { OutputCapture } from "../src/execute/output-capture.js";
 import { redactingSink } from "../src/execute/redacting-sink.js";
 import { drainStream } from "../src/process/collect.js";
+import { concatBytes } from "../src/files/concat-bytes.js";
 
 /** Numbered lines, some with multi-byte characters, about `bytes` long. */
 function output(bytes: number): Uint8Array {
@@ -65,16 +66,6 @@ function plainSource(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return all;
-}
-
 const BIG = output(5 * 1024 * 1024);
 const LIMIT = 100_000;
 
@@ -107,7 +98,7 @@ describe("drainStream", () => {
     const seen: Uint8Array[] = [];
     await drainStream(byteSource(BIG).stream, capture(), (chunk) => seen.push(chunk.slice()));
     expect(seen.length).toBeGreaterThan(1);
-    expect(Buffer.compare(concat(seen), BIG)).toBe(0);
+    expect(Buffer.compare(concatBytes(seen), BIG)).toBe(0);
   });
 
   for (const knownSecrets of [undefined, ["not-in-the-output"]]) {
@@ -117,7 +108,7 @@ describe("drainStream", () => {
       await drainStream(byteSource(BIG).stream, capture(), sink.write);
       sink.end();
       // Chunks kept as given: were any a view of the reused read buffer, later reads would have overwritten it.
-      expect(Buffer.compare(concat(kept), BIG)).toBe(0);
+      expect(Buffer.compare(concatBytes(kept), BIG)).toBe(0);
     });
   }
 });
