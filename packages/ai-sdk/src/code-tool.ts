@@ -13,7 +13,7 @@ import {
   type CodeToolOptions,
   type CodeToolResult,
 } from "@codecall/core";
-import { validateAgainstSchema } from "@codecall/core/backend-kit";
+import { validateAgainstSchema } from "@codecall/core/plugin-kit";
 import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolExecutionOptions } from "ai";
 import { codeResultToModelOutput } from "./model-output.js";
 

@@ -16,7 +16,7 @@ import {
   type PythonToolNameOptions,
   type ToolDefinition,
 } from "@codecall/core";
-import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/backend-kit";
+import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/plugin-kit";
 import { asSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
 import { validationFailure } from "./validation-failure.js";
 

@@ -4,7 +4,7 @@
  * TypeValidationError around them), else its message.
  */
 import { errorMessage } from "@codecall/core";
-import { describeStandardIssues } from "@codecall/core/backend-kit";
+import { describeStandardIssues } from "@codecall/core/plugin-kit";
 
 export function validationFailure(error: unknown): string {
   for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {

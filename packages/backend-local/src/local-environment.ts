@@ -24,7 +24,7 @@ import {
   LiveProcesses,
   toExecResult,
   type HostProcess,
-} from "@codecall/core/backend-kit";
+} from "@codecall/core/plugin-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { startLocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";

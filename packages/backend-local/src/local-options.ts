@@ -3,7 +3,7 @@
  * CLI's `-o` pairs are all parsed by this declaration (so `-o foo=bar` is refused, not ignored), and
  * `codecall run --help` prints it.
  */
-import { defineOptions, type OptionsInput } from "@codecall/core/backend-kit";
+import { defineOptions, type OptionsInput } from "@codecall/core/plugin-kit";
 
 /** The local backend's options (the resolver and the CLI read them under this name). */
 export const environmentOptions = defineOptions("local", {

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { constants } from "node:os";
-import { newRunId, startHostProcess, TREE_TAG_VARIABLE, type HostProcess, type ProcessHost } from "@codecall/core/backend-kit";
+import { newRunId, startHostProcess, TREE_TAG_VARIABLE, type HostProcess, type ProcessHost } from "@codecall/core/plugin-kit";
 import { toWebReadable, toWebWritable } from "./node-streams.js";
 
 /** Node's signals and process table, as core's HostProcess uses them. */

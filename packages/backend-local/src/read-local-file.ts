@@ -6,7 +6,7 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { CodecallError, type ReadFileOptions } from "@codecall/core";
-import { readBounded } from "@codecall/core/backend-kit";
+import { readBounded } from "@codecall/core/plugin-kit";
 
 /** Reads `target` (an absolute path) with the Environment contract's errors. */
 export async function readLocalFile(target: string, options: ReadFileOptions = {}): Promise<Uint8Array> {

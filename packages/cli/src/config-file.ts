@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { closestName } from "@codecall/core/backend-kit";
+import { closestName } from "@codecall/core/plugin-kit";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 
 /** The file looked for in the working directory when no `--config` is given. */

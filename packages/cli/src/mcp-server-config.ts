@@ -10,7 +10,7 @@
  * A config entry's key is the prefix of its tools' names (`github_get_issue`) unless it says
  * `"prefix"` (`""` for none); servers from `--mcp` get none. Checked here, before anything starts.
  */
-import { closestName } from "@codecall/core/backend-kit";
+import { closestName } from "@codecall/core/plugin-kit";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 
 /** One server to connect to, as `@codecall/mcp`'s `connectMcpServer` takes it, and the prefix of its tools. */

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { MAX_DURATION_MS } from "@codecall/core";
-import { closestName } from "@codecall/core/backend-kit";
+import { closestName } from "@codecall/core/plugin-kit";
 import { splitBackendOption } from "./backend-options.js";
 import { loadConfigFile } from "./config-file.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";

@@ -5,7 +5,7 @@
  * `--tools`, `--mcp`, the config file), and MCP servers are closed again before the command ends.
  */
 import { describePythonSignatures, generatePythonModule, type ToolDefinition } from "@codecall/core";
-import { closestName } from "@codecall/core/backend-kit";
+import { closestName } from "@codecall/core/plugin-kit";
 import { STUB_HELP, TOOLS_HELP } from "./command-help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";

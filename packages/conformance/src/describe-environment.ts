@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodecallError, type Environment, type EnvironmentCapabilities } from "@codecall/core";
-import { shellQuote } from "@codecall/core/backend-kit";
+import { shellQuote } from "@codecall/core/plugin-kit";
 import { describeIntegration } from "./integration.js";
 
 export interface EnvironmentSuiteOptions {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CodecallError, type Environment, type ExecOptions, type ExecResult, type ReadFileOptions } from "@codecall/core";
-import { shellQuote as q } from "@codecall/core/backend-kit";
+import { shellQuote as q } from "@codecall/core/plugin-kit";
 import { describeIntegration } from "./integration.js";
 
 /** Reads `path` through `environment` the way the code under test does (a tool call, say). */

@@ -3,7 +3,7 @@
  * line holds a marker (the script's path: the script, its forks, and helpers given the path as an
  * argument). Python, which every environment that runs scripts has.
  */
-import { shellQuote } from "@codecall/core/backend-kit";
+import { shellQuote } from "@codecall/core/plugin-kit";
 
 /** The checker; it gets the marker reversed, so its own command line never matches. */
 const CHECKER = `

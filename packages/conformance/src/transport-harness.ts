@@ -14,7 +14,7 @@ import {
   type TransportSession,
 } from "@codecall/core";
 import { DEFAULT_MAX_FRAME_BYTES, newRunToken, pythonGuestFiles, RpcDispatcher } from "@codecall/core/protocol";
-import { newRunId, shellQuote } from "@codecall/core/backend-kit";
+import { newRunId, shellQuote } from "@codecall/core/plugin-kit";
 
 /** What the probe tools saw during one guest run. */
 export interface ToolProbe {

@@ -7,7 +7,7 @@
  * ScopedEnvironment joins them with the run's working directory, and shell commands run there).
  */
 import { CodecallError, errorMessage, type Environment } from "@codecall/core";
-import { groupDigits, shellQuote } from "@codecall/core/backend-kit";
+import { groupDigits, shellQuote } from "@codecall/core/plugin-kit";
 
 /** Time a small helper command (a stat) may take. */
 const PROBE_TIMEOUT_MS = 30_000;

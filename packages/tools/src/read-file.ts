@@ -6,7 +6,7 @@
  * a file swapped for a bigger one after that check still costs the host at most the cap. Binary files (NUL bytes) are refused.
  * Lines longer than the cap are cut with a marker; a trailing `\r` (CRLF files) is not shown.
  */
-import { groupDigits } from "@codecall/core/backend-kit";
+import { groupDigits } from "@codecall/core/plugin-kit";
 import { assertSize, binaryFile, checkPath, expandHome, looksBinary, probeFile, readBytes, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 

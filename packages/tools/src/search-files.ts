@@ -11,7 +11,7 @@
  * - Content matches come in `find` order (stable while the tree is unchanged); file names sorted.
  */
 import { CodecallError } from "@codecall/core";
-import { shellQuote } from "@codecall/core/backend-kit";
+import { shellQuote } from "@codecall/core/plugin-kit";
 import { checkPath, expandHome, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 import { toPosixEre } from "./regex.js";

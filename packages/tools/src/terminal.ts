@@ -6,7 +6,7 @@
  * appended. The output keeps the first 40 % and the last 60 % of the byte cap (50 KB by default)
  * with a notice in between, and has terminal escape sequences removed.
  */
-import { groupDigits, stripAnsi } from "@codecall/core/backend-kit";
+import { groupDigits, stripAnsi } from "@codecall/core/plugin-kit";
 import { checkPath, expandHome, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 

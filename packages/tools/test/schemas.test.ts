@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { ToolDefinition } from "@codecall/core";
 import { describePythonSignatures, generatePythonModule } from "@codecall/core/protocol";
-import { validateAgainstSchema } from "@codecall/core/backend-kit";
+import { validateAgainstSchema } from "@codecall/core/plugin-kit";
 import { describe, expect, it } from "vitest";
 import {
   BUILTIN_TOOL_NAMES,

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { scrubEnv } from "@codecall/core";
-import { ScopedEnvironment } from "@codecall/core/backend-kit";
+import { ScopedEnvironment } from "@codecall/core/plugin-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { patchTool, readFileTool, searchFilesTool, terminalTool, writeFileTool } from "../src/index.js";
 import { contextFor } from "./support.js";

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { createEnvironment } from "@codecall/backend-local";
 import { scrubEnv } from "@codecall/core";
-import { ScopedEnvironment, shellQuote } from "@codecall/core/backend-kit";
+import { ScopedEnvironment, shellQuote } from "@codecall/core/plugin-kit";
 import { describe, expect, it } from "vitest";
 import { createTerminalTool, terminalTool, TIMEOUT_EXIT_CODE } from "../src/index.js";
 import { contextFor, processAlive, processGone, useWorkspace } from "./support.js";

@@ -6,7 +6,7 @@
  * off while the guest is idle.
  */
 import type { Environment, RunContext, TransportSession } from "@codecall/core";
-import { delay } from "@codecall/core/backend-kit";
+import { delay } from "@codecall/core/plugin-kit";
 import { encodeFrame, newRunToken, rpcError, RpcErrorCode } from "@codecall/core/protocol";
 import { answerRequest, TOKEN_LINE_BYTES } from "./answer-request.js";
 import { maxPollOutputBytes, parsePollOutput, pollCommand, RPC_DIR_GONE_EXIT_CODE, type PolledRequest } from "./poll-script.js";

@@ -12,7 +12,7 @@ import {
   type Transport,
   type TransportSession,
 } from "@codecall/core";
-import { guestClientFor } from "@codecall/core/backend-kit";
+import { guestClientFor } from "@codecall/core/plugin-kit";
 import { FileSession, type FileSessionOptions } from "./file-session.js";
 import pythonClient from "./guest/file_client.py?raw";
 import { createRpcDirCommand } from "./rpc-dir.js";

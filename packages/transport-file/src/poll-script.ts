@@ -3,7 +3,7 @@
  * `poll.sh` behind a few host-made settings (paths quoted, numbers, a random boundary); responses
  * and acknowledgements travel on stdin, never on the command line.
  */
-import { shellQuote } from "@codecall/core/backend-kit";
+import { shellQuote } from "@codecall/core/plugin-kit";
 import pollScript from "./poll.sh?raw";
 
 /** Exit code of a poll that found no RPC dir: the run has ended and its dir is gone. */

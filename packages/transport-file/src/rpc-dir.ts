@@ -7,7 +7,7 @@
  *   host-tmp/   where the host writes answers before renaming them into responses/
  *   closed      left by the host's last poll: nothing more will be answered
  */
-import { shellQuote } from "@codecall/core/backend-kit";
+import { shellQuote } from "@codecall/core/plugin-kit";
 
 const SUBDIRS = ["requests", "claimed", "responses", "guest-tmp", "host-tmp"];
 

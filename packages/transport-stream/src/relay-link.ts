@@ -10,7 +10,7 @@
  * itself, and the host's memory stays bounded.
  */
 import type { EnvironmentProcess, ProcessExit, RunContext } from "@codecall/core";
-import { delay, StreamTail } from "@codecall/core/backend-kit";
+import { delay, StreamTail } from "@codecall/core/plugin-kit";
 import { CallFlow } from "@codecall/core/protocol";
 import { encodeRelayAck, encodeRelayBoot, encodeRelayFrame, RelayFrameDecoder, RelayProtocolError } from "./relay-frames.js";
 

@@ -18,7 +18,7 @@ import {
   type TransportSession,
 } from "@codecall/core";
 import { PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
-import { guestClientFor, isCommandNotFound, missingInterpreterMessage, shellQuote, socketPathTooLong } from "@codecall/core/backend-kit";
+import { guestClientFor, isCommandNotFound, missingInterpreterMessage, shellQuote, socketPathTooLong } from "@codecall/core/plugin-kit";
 import relaySource from "./guest/relay.py?raw";
 import { ConnectionFlow } from "./connection-flow.js";
 import { RelayLink, RelayStartError } from "./relay-link.js";

@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
 import type { Environment, GuestLanguage, RunContext, Transport, TransportSession } from "@codecall/core";
 import { TRANSPORT_SPECIFICATION_VERSION } from "@codecall/core";
-import { guestClientFor, socketPathTooLong } from "@codecall/core/backend-kit";
+import { guestClientFor, socketPathTooLong } from "@codecall/core/plugin-kit";
 import { CallFlow, PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
 
 export interface UdsTransportOptions {

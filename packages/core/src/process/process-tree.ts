@@ -6,7 +6,7 @@
  * daemon that double-forked and now belongs to init. Runtime-neutral: the runtime lends its
  * signals and file reads ({@link ProcessHost}); where there is no /proc, the group is all there is.
  */
-import { TREE_TAG_VARIABLE } from "../remote/remote-command.js";
+import { TREE_TAG_VARIABLE } from "./tree-tag.js";
 import { readProcessTable } from "./process-table.js";
 
 /** The signals a tree is ended with. */

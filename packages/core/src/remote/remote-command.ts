@@ -14,12 +14,6 @@ import sweepFunction from "./sweep-tree.sh?raw";
 const runScript = `${sweepFunction}${runBody}`;
 const killScript = `${sweepFunction}${killBody}`;
 
-/**
- * The variable that marks every process of a killable command's tree; its value identifies the
- * tree, so a kill finds the processes that left the process group (setsid, double fork). The
- * wrapper scripts use the same name; backends that start processes themselves (local) set it too.
- */
-export const TREE_TAG_VARIABLE = "CODECALL_TREE";
 
 /** Exit code of the wrapper when it could not start the command (bad header, missing cwd). */
 export const WRAPPER_FAILURE_EXIT_CODE = 125;
