@@ -1,6 +1,7 @@
 // What `codecall run` loads: a run on the local backend loads that backend and what every run
-// needs, and none of what only other runs or other commands need — the other backends, the MCP
-// client and server, the AI SDK, the TypeScript loader, OpenTelemetry, the terminal prompt. Start-up
+// needs, and none of what only other runs or other commands need — the other backends and the
+// remote executor they share, the MCP client and server, the AI SDK, the TypeScript loader,
+// OpenTelemetry, the terminal prompt. Start-up
 // is most of a short run's time, so each of these is imported only when it is used; this holds
 // the line without timing anything.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -17,6 +18,8 @@ const OPEN_TELEMETRY_SETUP = fixture("open-telemetry-setup.mjs");
 /** Modules a plain local run must not load, by what their resolved URLs contain. */
 const NOT_NEEDED: Record<string, RegExp> = {
   "another backend": /\/(backend-(docker|ssh|modal|daytona|singularity))\/|dockerode|ssh2|@daytonaio|modal@/,
+  // ExecEnvironment and its agent: the local backend, transports and tools import core's plugin-kit.
+  "the remote executor": /\/core\/dist\/backend-kit\.js$/,
   "the MCP package or SDK": /\/packages\/mcp\/|@codecall\/mcp|@modelcontextprotocol/,
   "the AI SDK": /\/packages\/ai-sdk\/|\/node_modules\/(ai|@ai-sdk)\//,
   "the TypeScript loader": /\/tsx\/|\/esbuild\/|\/typescript\//,
