@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findProcessTree, type ProcessHost } from "../src/process/process-tree.js";
-import { TREE_TAG_VARIABLE } from "../src/remote/remote-command.js";
+import { TREE_TAG_VARIABLE } from "../src/process/tree-tag.js";
 
 interface FakeProcess {
   parent: number;
