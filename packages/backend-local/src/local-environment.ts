@@ -16,15 +16,7 @@ import {
   type SpawnOptions,
   type WriteFileOptions,
 } from "@codecall/core";
-import {
-  collectProcess,
-  debugLogger,
-  describeCommand,
-  describeExit,
-  LiveProcesses,
-  toExecResult,
-  type HostProcess,
-} from "@codecall/core/plugin-kit";
+import { collectProcess, debugLogger, describeCommand, describeExit, LiveProcesses, toExecResult, type HostProcess } from "@codecall/core/plugin-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { startLocalProcess } from "./local-process.js";
 import { readLocalFile } from "./read-local-file.js";

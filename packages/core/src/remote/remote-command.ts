@@ -14,7 +14,6 @@ import sweepFunction from "./sweep-tree.sh?raw";
 const runScript = `${sweepFunction}${runBody}`;
 const killScript = `${sweepFunction}${killBody}`;
 
-
 /** Exit code of the wrapper when it could not start the command (bad header, missing cwd). */
 export const WRAPPER_FAILURE_EXIT_CODE = 125;
 
