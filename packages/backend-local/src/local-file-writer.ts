@@ -30,7 +30,7 @@ export async function openLocalFileWriter(target: string, options: WriteFileOpti
   return new WritableStream<Uint8Array>({
     async write(chunk) {
       try {
-        for (let offset = 0; offset < chunk.length; ) offset += (await file.write(chunk, offset)).bytesWritten;
+        for (let offset = 0; offset < chunk.length;) offset += (await file.write(chunk, offset)).bytesWritten;
       } catch (error) {
         // A failed write errors the stream, and neither close nor abort comes after it.
         await release().catch(() => {});

@@ -29,7 +29,13 @@ function spillOf(environment: SpillTarget["environment"], limit: number, spillBy
   };
 }
 
-async function spilled(environment: SpillTarget["environment"], limit: number, spillBytes: number, chunks: (string | Uint8Array)[], target: Target = {}) {
+async function spilled(
+  environment: SpillTarget["environment"],
+  limit: number,
+  spillBytes: number,
+  chunks: (string | Uint8Array)[],
+  target: Target = {},
+) {
   const run = spillOf(environment, limit, spillBytes, target);
   for (const chunk of chunks) run.push(chunk);
   return run.finish();
@@ -212,7 +218,9 @@ describe("a spill streamed with openFileWriter", () => {
     const before = "é".repeat(50_000) + "\n";
     // spillBytes ends 10 characters into the secret.
     const spillBytes = encoder.encode(before).length + 10;
-    const result = await spilled(environment, 100, spillBytes, pieces(before + secret + " tail\n" + "z".repeat(5000), [4096]), { knownSecrets: [secret] });
+    const result = await spilled(environment, 100, spillBytes, pieces(before + secret + " tail\n" + "z".repeat(5000), [4096]), {
+      knownSecrets: [secret],
+    });
     const file = decoder.decode(await environment.readFile(result.spillPath!));
     expect(file).toBe(before);
     expect(result.text).toContain(`[its first ${(spillBytes - 10).toLocaleString("en-US")} bytes are in ${result.spillPath}`);

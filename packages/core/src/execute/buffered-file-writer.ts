@@ -9,7 +9,12 @@ import { grown } from "./growable-buffer.js";
  * A writer of `path` that holds what it is given in one buffer of `expectedBytes`, allocated at the
  * first write (so the usual file costs one allocation, not a copy per doubling; more still fits).
  */
-export function bufferedFileWriter(environment: Environment, path: string, options: WriteFileOptions, expectedBytes: number): WritableStream<Uint8Array> {
+export function bufferedFileWriter(
+  environment: Environment,
+  path: string,
+  options: WriteFileOptions,
+  expectedBytes: number,
+): WritableStream<Uint8Array> {
   let buffer: Uint8Array = new Uint8Array(0);
   let length = 0;
   return new WritableStream<Uint8Array>({

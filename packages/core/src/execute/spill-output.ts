@@ -121,7 +121,9 @@ export class OutputSpill {
     } catch (error) {
       file.abandon();
       const why =
-        error instanceof DOMException && error.name === "TimeoutError" ? `the environment did not answer within ${timeoutMs} ms` : errorMessage(error);
+        error instanceof DOMException && error.name === "TimeoutError"
+          ? `the environment did not answer within ${timeoutMs} ms`
+          : errorMessage(error);
       return { error: why };
     }
   }

@@ -129,7 +129,8 @@ function patternSafeCut(text: string): number {
 export function asciiSafeCut(text: string, secrets: readonly string[]): number {
   const regions = [...bearerRegions(text), ...privateKeyRegions(text)];
   for (const secret of secrets) {
-    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1)) regions.push({ start: index, end: index + secret.length });
+    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1))
+      regions.push({ start: index, end: index + secret.length });
     const begun = secretPrefixStart(text, secret, 1);
     if (begun < text.length) regions.push({ start: begun, end: Infinity });
   }
