@@ -9,6 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { OutputCapture } from "../src/execute/output-capture.js";
 import { finishCapture, MAX_SPILL_FILES, outputSpill, type SpillTarget } from "../src/execute/spill-output.js";
+import { SPILL_QUEUE_BYTES } from "../src/execute/spill-file.js";
+import { SPILL_WINDOW_BYTES } from "../src/execute/spill-segmenter.js";
+import { drainStream } from "../src/process/collect.js";
 import { redactSecrets } from "../src/text/redact.js";
 import { createMemoryPair } from "./support/memory-pair.js";
 import type { MemoryEnvironmentOptions } from "./support/memory-environment.js";
@@ -236,7 +239,13 @@ describe("a spill streamed with openFileWriter", () => {
     const environment = streamingEnvironment({ chunkFault: (_, index) => (index === 1 ? "fail" : undefined) });
     const text = "w".repeat(99) + "\n";
     const chunks = Array.from({ length: 2000 }, (_, index) => `${index}:${text}`);
-    const result = await spilled(environment, 1000, 10_000_000, chunks);
+    // In steps, so the file gets several writes (what is queued meanwhile goes in one).
+    const run = spillOf(environment, 1000, 10_000_000);
+    for (const [index, chunk] of chunks.entries()) {
+      run.push(chunk);
+      if (index % 500 === 499) await tick();
+    }
+    const result = await run.finish();
     const unspilled = await spilled(streamingEnvironment(), 1000, 0, chunks);
     expect(result.text).toContain("[the whole output could not be saved to a file: the environment is gone (writing /mem/run-1/stdout-");
     expect(result.text.endsWith(unspilled.text.slice(-500))).toBe(true);
@@ -261,5 +270,64 @@ describe("a spill streamed with openFileWriter", () => {
     expect(result.text).toContain("[the whole output could not be saved to a file: the environment is gone (opening /mem/run-1/stdout-");
     expect(broken.files.size).toBe(0);
     expect(environment.files.size).toBe(0);
+  });
+
+  describe("read through drainStream", () => {
+    const CHUNK = 64 * 1024;
+    const TOTAL = 4 * 1024 * 1024;
+    /** TOTAL bytes of ASCII lines in CHUNK pieces, counting what was read. */
+    function source() {
+      const line = encoder.encode(`${"r".repeat(99)}\n`);
+      let read = 0;
+      const stream = new ReadableStream<Uint8Array>(
+        {
+          pull: (controller) => {
+            if (read >= TOTAL) return controller.close();
+            const chunk = new Uint8Array(CHUNK);
+            for (let offset = 0; offset < CHUNK; offset += line.length) chunk.set(line.subarray(0, Math.min(line.length, CHUNK - offset)), offset);
+            read += CHUNK;
+            controller.enqueue(chunk);
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { stream, read: () => read };
+    }
+
+    it("waits for a slow environment, so the bytes queued for it stay bounded", async () => {
+      let lag = 0;
+      let input = () => 0;
+      const environment = streamingEnvironment({
+        chunkFault: (path) => {
+          // What was read but is not in the file yet, each time a write starts.
+          lag = Math.max(lag, input() - (environment.files.get(path)?.length ?? 0));
+          return "slow";
+        },
+      });
+      const spill = outputSpill({ environment, spillBytes: 100_000_000, capBytes: 1000, knownSecrets: [secret] })!;
+      const capture = new OutputCapture(1000, { guardSecrets: [secret], spill });
+      const { stream, read } = source();
+      input = read;
+      await drainStream(stream, capture);
+      const result = await finishCapture(capture, spill);
+      expect(result.text).toContain(`[the whole output is in ${result.spillPath}`);
+      expect((await environment.readFile(result.spillPath!)).length).toBe(TOTAL);
+      // Without the wait the whole output would be queued: 4 MiB.
+      expect(lag).toBeLessThanOrEqual(SPILL_QUEUE_BYTES + SPILL_WINDOW_BYTES + 2 * CHUNK);
+    });
+
+    it("gives up the file when the environment takes nothing for stallMs, and drains the rest", async () => {
+      const environment = streamingEnvironment({ chunkFault: () => "hang" });
+      const spill = outputSpill({ environment, spillBytes: 100_000_000, capBytes: 1000, stallMs: 50 })!;
+      const capture = new OutputCapture(1000, { spill });
+      const { stream } = source();
+      await drainStream(stream, capture);
+      const result = await finishCapture(capture, spill);
+      expect(result.totalBytes).toBe(TOTAL);
+      expect(result.text).toContain("[the whole output could not be saved to a file: the environment took no part of the file for 50 ms]");
+      const unspilled = new OutputCapture(1000);
+      await drainStream(source().stream, unspilled);
+      expect(result.text.replace(/ \[the whole output could not[^\]]*\]/, "")).toBe(unspilled.finish().text);
+    });
   });
 });

@@ -37,6 +37,11 @@ export type SpillNote = { path: string; keptBytes: number } | { error: string };
 export interface ByteCapture {
   /** Takes the stream's next bytes; `chunk` is only lent for the call (a reused read buffer): copy what is kept. */
   push(chunk: Uint8Array): void;
+  /**
+   * Optional: `undefined` when the capture takes more at once; else a promise the reader waits for
+   * before reading on (a spill file catching up, bounded in time: see `spill-file.ts`).
+   */
+  ready?(): Promise<void> | undefined;
   readonly totalBytes: number;
   finish(): CapturedOutput;
 }
@@ -53,9 +58,10 @@ export interface OutputCaptureOptions {
   spill?: ByteSink;
 }
 
-/** Takes a stream's bytes (lent for the call). */
+/** Takes a stream's bytes (lent for the call); `ready` as {@link ByteCapture.ready}. */
 export interface ByteSink {
   push(chunk: Uint8Array): void;
+  ready?(): Promise<void> | undefined;
 }
 
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
@@ -96,6 +102,10 @@ export class OutputCapture implements ByteCapture {
 
   get totalBytes(): number {
     return this.#totalBytes;
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.#spill?.ready?.();
   }
 
   push(chunk: Uint8Array): void {

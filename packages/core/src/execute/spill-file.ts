@@ -1,9 +1,22 @@
 /**
- * One spill file on its way into the environment. It takes bytes at once and never waits (the
- * script's output must keep being drained whatever the environment does): they are written in
- * order as the environment takes them, and queued meanwhile (at most the file's size, `spillBytes`).
+ * One spill file on its way into the environment, written in order as the environment takes the
+ * bytes. One write is in flight at a time, of everything queued while the last one ran, so an
+ * environment a little slower than the script gets fewer, larger writes.
+ *
+ * Host memory stays bounded without letting the environment hold the script up for long: past
+ * {@link SPILL_QUEUE_BYTES} queued, `ready()` asks the reader of the script's output to wait for the
+ * file to catch up, but an environment that takes nothing for `stallMs` fails the file (the bytes
+ * are dropped, the notice says why) and the output flows again. The script's output is never lost
+ * to the file's sake: it is still captured, only the file gives up.
  */
 import type { Environment } from "../environment.js";
+import { concatBytes } from "../files/concat-bytes.js";
+
+/** Bytes queued for the environment past which the reader of the output waits for the file. */
+export const SPILL_QUEUE_BYTES = 1024 * 1024;
+
+/** Default longest time the environment may take no bytes while the output waits for it. */
+export const SPILL_STALL_MS = 2_000;
 
 /** A file opened for writing: where it is, and its stream. */
 export interface OpenedFile {
@@ -13,48 +26,63 @@ export interface OpenedFile {
 
 export class SpillFile {
   readonly #environment: Environment;
+  readonly #stallMs: number;
   readonly #opened: Promise<{ path: string; writer: WritableStreamDefaultWriter<Uint8Array> }>;
-  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
-  /** Bytes given before the file was open. */
+  /** Bytes not yet handed to the environment, and those plus the write in flight. */
   #queue: Uint8Array[] = [];
-  /** Set once opening or a write failed, or the file was abandoned: bytes are then dropped. */
-  #failed = false;
+  #pendingBytes = 0;
+  /** Settles when the write in flight and those queued after it are done (or the file failed). */
+  #flushed: Promise<void>;
+  #writing = false;
+  /** Set once opening or a write failed, the environment stalled, or the file was abandoned. */
+  #failure: Error | undefined;
+  readonly #failed: Promise<void>;
+  #onFailed: () => void = () => {};
+  /** The wait `ready()` handed out, and what ends it. */
+  #room: { promise: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> } | undefined;
 
-  constructor(environment: Environment, opening: Promise<OpenedFile>) {
+  constructor(environment: Environment, opening: Promise<OpenedFile>, stallMs = SPILL_STALL_MS) {
     this.#environment = environment;
-    const fail = () => {
-      this.#failed = true;
-      this.#queue = [];
-    };
-    this.#opened = opening.then(({ path, stream }) => {
-      const writer = stream.getWriter();
-      writer.closed.catch(fail);
-      this.#writer = writer;
-      for (const bytes of this.#queue) this.#send(bytes);
-      this.#queue = [];
-      return { path, writer };
-    });
-    this.#opened.catch(fail);
+    this.#stallMs = stallMs;
+    this.#failed = new Promise((resolve) => (this.#onFailed = resolve));
+    this.#opened = opening.then(({ path, stream }) => ({ path, writer: stream.getWriter() }));
+    this.#flushed = this.#pump();
   }
 
   /** Takes the file's next bytes (kept: the caller must not change them). */
   write(bytes: Uint8Array): void {
-    if (this.#failed) return;
-    if (this.#writer === undefined) this.#queue.push(bytes);
-    else this.#send(bytes);
+    if (this.#failure !== undefined) return;
+    this.#queue.push(bytes);
+    this.#pendingBytes += bytes.length;
+    if (!this.#writing) this.#flushed = this.#pump();
+  }
+
+  /**
+   * `undefined` while the file keeps up; else resolves once it has caught up below
+   * {@link SPILL_QUEUE_BYTES}, or has failed (at the latest after `stallMs` without progress).
+   */
+  ready(): Promise<void> | undefined {
+    if (this.#failure !== undefined || this.#pendingBytes <= SPILL_QUEUE_BYTES) return undefined;
+    if (this.#room === undefined) {
+      let resolve: () => void = () => {};
+      const promise = new Promise<void>((settle) => (resolve = settle));
+      this.#room = { promise, resolve, timer: this.#stallTimer() };
+    }
+    return this.#room.promise;
   }
 
   /** Resolves with the file's path once it is whole; rejects with what failed. */
   async close(): Promise<string> {
-    const { path, writer } = await this.#opened;
-    await writer.close();
-    return path;
+    const opened = await this.#unlessFailed(this.#opened);
+    await this.#unlessFailed(this.#flushed);
+    if (this.#failure !== undefined || opened === undefined) throw this.#failure;
+    await opened.writer.close();
+    return opened.path;
   }
 
   /** Stops writing and removes what was written, not waiting for the environment. */
   abandon(): void {
-    this.#failed = true;
-    this.#queue = [];
+    this.#fail(new Error("abandoned"));
     this.#opened.then(
       ({ path, writer }) => {
         writer.abort().catch(() => {});
@@ -64,8 +92,56 @@ export class SpillFile {
     );
   }
 
-  #send(bytes: Uint8Array): void {
-    // A failed write errors the stream: `closed` says so (above) and `close()` rejects with it.
-    this.#writer!.write(bytes).catch(() => {});
+  /** Writes what is queued, in batches, until nothing is; a failure drops the rest. */
+  async #pump(): Promise<void> {
+    this.#writing = true;
+    try {
+      const { writer } = await this.#opened;
+      while (this.#queue.length > 0 && this.#failure === undefined) {
+        const batch = this.#queue.length === 1 ? this.#queue[0]! : concatBytes(this.#queue);
+        this.#queue = [];
+        await writer.write(batch);
+        this.#pendingBytes -= batch.length;
+        this.#progressed();
+      }
+    } catch (error) {
+      this.#fail(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  /** A write went through: the wait ends once the queue is small again, and the stall clock restarts. */
+  #progressed(): void {
+    const room = this.#room;
+    if (room === undefined) return;
+    if (this.#pendingBytes <= SPILL_QUEUE_BYTES) return this.#endWait();
+    clearTimeout(room.timer);
+    room.timer = this.#stallTimer();
+  }
+
+  #stallTimer(): ReturnType<typeof setTimeout> {
+    return setTimeout(() => this.#fail(new Error(`the environment took no part of the file for ${this.#stallMs} ms`)), this.#stallMs);
+  }
+
+  #endWait(): void {
+    const room = this.#room;
+    this.#room = undefined;
+    if (room === undefined) return;
+    clearTimeout(room.timer);
+    room.resolve();
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    this.#queue = [];
+    this.#pendingBytes = 0;
+    this.#endWait();
+    this.#onFailed();
+  }
+
+  /** `promise`, or as soon as the file fails, nothing (the caller then sees the failure). */
+  async #unlessFailed<T>(promise: Promise<T>): Promise<T | undefined> {
+    return Promise.race([promise, this.#failed.then(() => undefined)]);
   }
 }

@@ -51,6 +51,8 @@ export interface SpillTarget {
   knownSecrets?: readonly string[];
   /** Longest wait for the file once the stream has ended (default {@link SPILL_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** Longest time the environment may take no bytes while the output waits for it (default `SPILL_STALL_MS`, see `spill-file.ts`). */
+  stallMs?: number;
 }
 
 export interface SpillOptions extends SpillTarget {
@@ -97,6 +99,11 @@ export class OutputSpill {
     segmenter.push(chunk);
   }
 
+  /** As `ByteCapture.ready`: a wait while the file catches up with the stream (see `spill-file.ts`). */
+  ready(): Promise<void> | undefined {
+    return this.#file?.ready();
+  }
+
   /**
    * The stream has ended: finishes the file, when the stream went over the cap (else `undefined`),
    * and says where it is or why it could not be saved. `unavailable`: the environment is known to
@@ -131,7 +138,7 @@ export class OutputSpill {
   #start(): SpillSegmenter {
     const { environment, spillBytes, knownSecrets } = this.#options;
     const name = `${this.#options.stream ?? "stdout"}-${this.#options.runId ?? newRunId()}.txt`;
-    const file = new SpillFile(environment, storeFor(environment).open(name, spillBytes));
+    const file = new SpillFile(environment, storeFor(environment).open(name, spillBytes), this.#options.stallMs);
     this.#file = file;
     this.#segmenter = new SpillSegmenter(spillBytes, knownSecrets, (bytes) => file.write(bytes));
     return this.#segmenter;

@@ -148,7 +148,7 @@ export class KernelProcess {
     // (lent chunks: what the splitter and the cell keep, they copy).
     await drainStream(
       stream,
-      { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never },
+      { push: (chunk) => splitter.push(chunk), ready: () => this.#cell?.[which].ready(), totalBytes: 0, finish: () => undefined as never },
       undefined,
       this.#released.signal,
     );

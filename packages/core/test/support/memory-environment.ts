@@ -35,9 +35,10 @@ export interface MemoryEnvironmentOptions {
   writeFault?: (path: string) => "fail" | "hang" | undefined;
   /**
    * Give the environment `openFileWriter`: the file grows in `files` as chunks are written.
-   * `writeFault` then applies to opening, and `chunkFault` to the `index`th write of a file.
+   * `writeFault` then applies to opening, and `chunkFault` to the `index`th write of a file
+   * (`slow`: it settles 5 ms later).
    */
-  fileWriter?: { chunkFault?: (path: string, index: number) => "fail" | "hang" | undefined };
+  fileWriter?: { chunkFault?: (path: string, index: number) => "fail" | "hang" | "slow" | undefined };
 }
 
 /** One `spawn`, as the environment received it. */
@@ -75,7 +76,7 @@ export class MemoryEnvironment implements Environment {
     if (writer !== undefined) this.openFileWriter = async (path) => this.#openWriter(path, writer.chunkFault);
   }
 
-  async #openWriter(path: string, chunkFault: ((path: string, index: number) => "fail" | "hang" | undefined) | undefined) {
+  async #openWriter(path: string, chunkFault: ((path: string, index: number) => "fail" | "hang" | "slow" | undefined) | undefined) {
     const fault = this.#options.writeFault?.(path);
     if (fault === "fail") throw new Error(`the environment is gone (opening ${path})`);
     if (fault === "hang") return new Promise<never>(() => {});
@@ -87,6 +88,8 @@ export class MemoryEnvironment implements Environment {
         const fault = chunkFault?.(path, index++);
         if (fault === "fail") throw new Error(`the environment is gone (writing ${path})`);
         if (fault === "hang") return new Promise<never>(() => {});
+        // A slow environment: the write settles a few milliseconds later.
+        if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, 5));
         chunks.push(chunk.slice());
         this.#store(path, concatBytes(chunks));
       },
