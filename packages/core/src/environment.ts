@@ -171,7 +171,8 @@ export interface Environment extends AsyncDisposable {
    * memory (core streams a spilled output into one as the script prints it). Creates the file, or
    * empties an existing one, with `mode` as `writeFile` does, and its missing parent directories;
    * rejects when it cannot. Writes settle once the environment has taken the bytes (flow
-   * control); the file is whole once `close()` resolves. A write that fails errors the stream
+   * control), and a chunk is the stream's only until then: the caller may reuse its buffer after.
+   * The file is whole once `close()` resolves. A write that fails errors the stream
    * (later writes and `close()` reject with that error); `abort()` stops writing and leaves what
    * was written. Without it, callers write the file in one piece with `writeFile`.
    */

@@ -1,7 +1,9 @@
 /**
  * One spill file on its way into the environment, written in order as the environment takes the
  * bytes. One write is in flight at a time, of everything queued while the last one ran, so an
- * environment a little slower than the script gets fewer, larger writes.
+ * environment a little slower than the script gets fewer, larger writes. The bytes are queued in two
+ * staging buffers used in turn (one filling while the other is written), so a spill of megabytes
+ * leaves no garbage behind it; only what does not fit goes to copies of its own.
  *
  * Host memory stays bounded without letting the environment hold the script up for long: past
  * {@link SPILL_QUEUE_BYTES} queued, `ready()` asks the reader of the script's output to wait for the
@@ -12,8 +14,11 @@
 import type { Environment } from "../environment.js";
 import { concatBytes } from "../files/concat-bytes.js";
 
-/** Bytes queued for the environment past which the reader of the output waits for the file. */
-export const SPILL_QUEUE_BYTES = 1024 * 1024;
+/** Size of each staging buffer: the most one write hands the environment, when nothing overflowed. */
+export const SPILL_STAGING_BYTES = 256 * 1024;
+
+/** Bytes queued (besides the write in flight) past which the reader of the output waits for the file. */
+export const SPILL_QUEUE_BYTES = SPILL_STAGING_BYTES / 2;
 
 /** Default longest time the environment may take no bytes while the output waits for it. */
 export const SPILL_STALL_MS = 2_000;
@@ -28,9 +33,13 @@ export class SpillFile {
   readonly #environment: Environment;
   readonly #stallMs: number;
   readonly #opened: Promise<{ path: string; writer: WritableStreamDefaultWriter<Uint8Array> }>;
-  /** Bytes not yet handed to the environment, and those plus the write in flight. */
-  #queue: Uint8Array[] = [];
-  #pendingBytes = 0;
+  /** Bytes not yet handed to the environment: the staging buffer filling, then what did not fit in it. */
+  #fill: Uint8Array = new Uint8Array(0);
+  #fillLength = 0;
+  #overflow: Uint8Array[] = [];
+  #overflowBytes = 0;
+  /** The other staging buffer, while no write holds it. */
+  #spare: Uint8Array | undefined;
   /** Settles when the write in flight and those queued after it are done (or the file failed). */
   #flushed: Promise<void>;
   #writing = false;
@@ -49,11 +58,18 @@ export class SpillFile {
     this.#flushed = this.#pump();
   }
 
-  /** Takes the file's next bytes (kept: the caller must not change them). */
+  /** Takes the file's next bytes (lent for the call: they are copied). */
   write(bytes: Uint8Array): void {
-    if (this.#failure !== undefined) return;
-    this.#queue.push(bytes);
-    this.#pendingBytes += bytes.length;
+    if (this.#failure !== undefined || bytes.length === 0) return;
+    if (this.#fill.length === 0) this.#fill = new Uint8Array(SPILL_STAGING_BYTES);
+    // Once something overflowed, later bytes go after it: the staging buffer holds older ones.
+    if (this.#overflow.length === 0 && this.#fillLength + bytes.length <= this.#fill.length) {
+      this.#fill.set(bytes, this.#fillLength);
+      this.#fillLength += bytes.length;
+    } else {
+      this.#overflow.push(bytes.slice());
+      this.#overflowBytes += bytes.length;
+    }
     if (!this.#writing) this.#flushed = this.#pump();
   }
 
@@ -62,7 +78,7 @@ export class SpillFile {
    * {@link SPILL_QUEUE_BYTES}, or has failed (at the latest after `stallMs` without progress).
    */
   ready(): Promise<void> | undefined {
-    if (this.#failure !== undefined || this.#pendingBytes <= SPILL_QUEUE_BYTES) return undefined;
+    if (this.#failure !== undefined || this.#queuedBytes() <= SPILL_QUEUE_BYTES) return undefined;
     if (this.#room === undefined) {
       let resolve: () => void = () => {};
       const promise = new Promise<void>((settle) => (resolve = settle));
@@ -97,12 +113,23 @@ export class SpillFile {
     this.#writing = true;
     try {
       const { writer } = await this.#opened;
-      while (this.#queue.length > 0 && this.#failure === undefined) {
-        const batch = this.#queue.length === 1 ? this.#queue[0]! : concatBytes(this.#queue);
-        this.#queue = [];
-        await writer.write(batch);
-        this.#pendingBytes -= batch.length;
-        this.#progressed();
+      while (this.#queuedBytes() > 0 && this.#failure === undefined) {
+        if (this.#fillLength > 0) {
+          const staged = this.#fill;
+          const batch = staged.subarray(0, this.#fillLength);
+          this.#fill = this.#spare ?? new Uint8Array(SPILL_STAGING_BYTES);
+          this.#spare = undefined;
+          this.#fillLength = 0;
+          this.#progressed();
+          await writer.write(batch);
+          this.#spare = staged;
+        } else {
+          const batch = this.#overflow.length === 1 ? this.#overflow[0]! : concatBytes(this.#overflow);
+          this.#overflow = [];
+          this.#overflowBytes = 0;
+          this.#progressed();
+          await writer.write(batch);
+        }
       }
     } catch (error) {
       this.#fail(error instanceof Error ? error : new Error(String(error)));
@@ -111,11 +138,21 @@ export class SpillFile {
     }
   }
 
-  /** A write went through: the wait ends once the queue is small again, and the stall clock restarts. */
+  /** Bytes not yet handed to the environment. */
+  #queuedBytes(): number {
+    return this.#fillLength + this.#overflowBytes;
+  }
+
+  /** The environment took the last write, and a new one starts: the wait ends once the queue is small again. */
   #progressed(): void {
+    if (this.#room === undefined) return;
+    if (this.#queuedBytes() <= SPILL_QUEUE_BYTES) return this.#endWait();
+    this.#restartStallClock();
+  }
+
+  #restartStallClock(): void {
     const room = this.#room;
     if (room === undefined) return;
-    if (this.#pendingBytes <= SPILL_QUEUE_BYTES) return this.#endWait();
     clearTimeout(room.timer);
     room.timer = this.#stallTimer();
   }
@@ -134,8 +171,11 @@ export class SpillFile {
 
   #fail(error: Error): void {
     this.#failure ??= error;
-    this.#queue = [];
-    this.#pendingBytes = 0;
+    this.#fill = new Uint8Array(0);
+    this.#fillLength = 0;
+    this.#spare = undefined;
+    this.#overflow = [];
+    this.#overflowBytes = 0;
     this.#endWait();
     this.#onFailed();
   }

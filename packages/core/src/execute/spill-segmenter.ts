@@ -48,7 +48,7 @@ export class SpillSegmenter {
   readonly #decoder = new TextDecoder();
   readonly #encoder = new TextEncoder();
 
-  /** Emits the file's bytes in order through `emit` (each array its own); `knownSecrets` undefined: redaction off. */
+  /** Emits the file's bytes in order through `emit` (lent for the call); `knownSecrets` undefined: redaction off. */
   constructor(limitBytes: number, knownSecrets: readonly string[] | undefined, emit: (bytes: Uint8Array) => void) {
     this.#limitBytes = limitBytes;
     this.#knownSecrets = knownSecrets;
@@ -105,6 +105,7 @@ export class SpillSegmenter {
   /** Emits the held bytes up to the last place nothing after can change; with `full`, somewhere anyway. */
   #emitHeld(full: boolean): void {
     let cut: number;
+    let partText: string | undefined;
     if (this.#knownSecrets === undefined) {
       // Only the cut at the limit needs a look back, over the last character's bytes.
       cut = Math.max(0, this.#held - UTF8_TAIL_BYTES);
@@ -112,29 +113,31 @@ export class SpillSegmenter {
       const held = this.#window.subarray(0, this.#held);
       const complete = held.subarray(0, utf8SafeEnd(held));
       const text = this.#decoder.decode(complete);
-      cut = byteOffsetOfCut(complete, text, asciiSafeCut(text, this.#secretList));
-      if (cut === 0 && full) {
+      const textCut = asciiSafeCut(text, this.#secretList);
+      cut = byteOffsetOfCut(complete, text, textCut);
+      // The bytes before an ASCII cut decode to the text before it: no need to decode them again.
+      if (cut > 0) partText = text.slice(0, textCut);
+      else if (full) {
         const half = held.subarray(0, Math.ceil(held.length / 2));
         cut = utf8SafeEnd(half) || half.length;
       }
     }
     if (cut === 0) return;
-    this.#emitPart(this.#window.subarray(0, cut));
+    this.#emitPart(this.#window.subarray(0, cut), partText);
     this.#window.copyWithin(0, cut, this.#held);
     this.#held -= cut;
   }
 
-  /** Emits `bytes` (a part that redacts on its own): themselves when redaction changes nothing. */
-  #emitPart(bytes: Uint8Array): void {
+  /** Emits `bytes` (a part that redacts on its own; `text`: their decoding, when known): themselves when redaction changes nothing. */
+  #emitPart(bytes: Uint8Array, text = this.#knownSecrets === undefined ? "" : this.#decoder.decode(bytes)): void {
     if (bytes.length === 0) return;
     this.#keptBytes += bytes.length;
     if (this.#knownSecrets !== undefined) {
-      const text = this.#decoder.decode(bytes);
       const redacted = redactSecrets(text, { knownSecrets: this.#knownSecrets });
       // Re-encoded only when something was masked: binary output is otherwise kept exactly.
       if (redacted !== text) return this.#emit(this.#encoder.encode(redacted));
     }
-    this.#emit(bytes.slice());
+    this.#emit(bytes);
   }
 }
 
