@@ -877,10 +877,12 @@ print("TAIL-MARK")
         expect(result.output).toContain(`[its first ${spillBytes.toLocaleString("en-US")} bytes are in ${spillPath}: read it in parts]`);
         expect((await environment.executeOneshot(`wc -c < ${spillPath}`)).stdout.trim()).toBe(String(spillBytes));
         await environment.remove(spillPath);
-        // Holding the file until the end would take 160 MiB; what the host holds at its peak
-        // besides is garbage of the output's way through it (see the 200 MiB flood above).
+        // Holding the file until the end would take 160 MiB, and so would queueing it for an
+        // environment slower than the script. What the host holds at its peak besides is garbage of
+        // the output's way through it (on the local backend ~2 MiB; the bound leaves room for a GC
+        // that runs late on a busy machine).
         console.log(`[codecall] host memory growth while streaming a 160 MiB spill: ${((peak - before) / 2 ** 20).toFixed(1)} MiB`);
-        expect(peak - before).toBeLessThan(120 * 1024 * 1024);
+        expect(peak - before).toBeLessThan(64 * 1024 * 1024);
       },
       timeout * 2,
     );

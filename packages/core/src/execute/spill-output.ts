@@ -19,10 +19,10 @@
  * environment without that method gets the file in one piece at the end (`writeFile`), held until
  * then in one buffer of `spillBytes`.
  *
- * Saving never fails or holds up the run: the script's output is drained whatever the environment
- * does (bytes it has not taken yet are queued, at most `spillBytes`), and an environment that
- * errors or has not finished the file within {@link SPILL_TIMEOUT_MS} of the script's end gives a
- * note in the notice instead of a path (the partial file is removed).
+ * Saving never fails or holds up the run for long: reading the script's output waits for a file
+ * that fell behind only while the environment keeps taking bytes (see `spill-file.ts`), and an
+ * environment that errors, stalls, or has not finished the file within {@link SPILL_TIMEOUT_MS} of
+ * the script's end gives a note in the notice instead of a path (the partial file is removed).
  */
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
