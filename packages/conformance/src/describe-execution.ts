@@ -13,6 +13,7 @@ import {
   type Transport,
 } from "@codecall/core";
 import { processGoneCommand } from "./describe-environment.js";
+import { sampleHostMemory } from "./host-memory.js";
 import { describeIntegration } from "./integration.js";
 import { leftoverProcessesCommand } from "./run-leftovers.js";
 
@@ -853,14 +854,8 @@ print("TAIL-MARK")
       "streams stdout over its cap into the spill file, not holding it in host memory (openFileWriter)",
       async (context) => {
         if (environment.openFileWriter === undefined) return context.skip("the backend does not implement openFileWriter");
-        // Heap and array buffers (where output chunks live), not RSS (see the slow-consumer flood).
-        const used = () => {
-          const memory = process.memoryUsage();
-          return memory.heapUsed + memory.arrayBuffers;
-        };
-        const before = used();
-        let peak = before;
-        const sampler = setInterval(() => (peak = Math.max(peak, used())), 10);
+        const memory = sampleHostMemory();
+        let growth = 0;
         const spillBytes = 160 * 1024 * 1024;
         const result = await run(
           `
@@ -871,7 +866,7 @@ for _ in range(160 * 1024):
 print("TAIL-MARK")
 `,
           { limits: { spillBytes } },
-        ).finally(() => clearInterval(sampler));
+        ).finally(() => (growth = memory.stop()));
         expect(result).toMatchObject({ status: "success", stdoutTruncated: true });
         const spillPath = result.stdoutSpillPath!;
         expect(result.output).toContain(`[its first ${spillBytes.toLocaleString("en-US")} bytes are in ${spillPath}: read it in parts]`);
@@ -881,8 +876,8 @@ print("TAIL-MARK")
         // environment slower than the script. What the host holds at its peak besides is garbage of
         // the output's way through it (on the local backend ~2 MiB; the bound leaves room for a GC
         // that runs late on a busy machine).
-        console.log(`[codecall] host memory growth while streaming a 160 MiB spill: ${((peak - before) / 2 ** 20).toFixed(1)} MiB`);
-        expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+        console.log(`[codecall] host memory growth while streaming a 160 MiB spill: ${(growth / 2 ** 20).toFixed(1)} MiB`);
+        expect(growth).toBeLessThan(64 * 1024 * 1024);
       },
       timeout * 2,
     );
