@@ -91,7 +91,9 @@ export class SpillFile {
   async close(): Promise<string> {
     const opened = await this.#unlessFailed(this.#opened);
     await this.#unlessFailed(this.#flushed);
-    if (this.#failure !== undefined || opened === undefined) throw this.#failure;
+    if (this.#failure !== undefined) throw this.#failure;
+    // Only a failure ends `#unlessFailed` early, and it is set by then.
+    if (opened === undefined) throw new Error("the spill file failed");
     await opened.writer.close();
     return opened.path;
   }
