@@ -19,6 +19,7 @@ import {
 import { collectProcess, debugLogger, describeCommand, describeExit, LiveProcesses, toExecResult, type HostProcess } from "@codecall/core/plugin-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { startLocalProcess } from "./local-process.js";
+import { openLocalFileWriter } from "./local-file-writer.js";
 import { readLocalFile } from "./read-local-file.js";
 
 const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: true, streamingStdio: true });
@@ -80,6 +81,11 @@ export class LocalEnvironment implements Environment {
     await writeFile(target, data, options.mode === undefined ? {} : { mode: options.mode });
     // `mode` only applies when the file is created; an existing file keeps its own without this.
     if (options.mode !== undefined) await chmod(target, options.mode);
+  }
+
+  async openFileWriter(filePath: string, options?: WriteFileOptions): Promise<WritableStream<Uint8Array>> {
+    this.#assertOpen();
+    return openLocalFileWriter(this.resolve(filePath), options);
   }
 
   async readFile(filePath: string, options?: ReadFileOptions): Promise<Uint8Array> {

@@ -392,6 +392,51 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
       );
     });
 
+    describe("openFileWriter (optional)", () => {
+      it(
+        "streams a file in chunks, binary-safe, with its mode, creating parent directories",
+        async (context) => {
+          if (environment.openFileWriter === undefined) return context.skip("the backend does not implement openFileWriter");
+          const target = `${scratch}/streamed/deep/out.bin`;
+          const allBytes = Uint8Array.from({ length: 256 }, (_, index) => index);
+          const big = Uint8Array.from({ length: 1024 * 1024 }, (_, index) => (index * 31 + (index >> 10)) % 256);
+          const writer = (await environment.openFileWriter(target, { mode: 0o600 })).getWriter();
+          // Each write settles once the environment has the bytes: awaiting it is the flow control.
+          for (const chunk of [allBytes, new Uint8Array(0), big, allBytes]) await writer.write(chunk);
+          await writer.close();
+          const expected = new Uint8Array([...allBytes, ...big, ...allBytes]);
+          expect(Buffer.compare(await environment.readFile(target), expected)).toBe(0);
+          expect((await environment.execute(`ls -l ${q(target)}`)).stdout.slice(0, 10)).toBe("-rw-------");
+        },
+        timeout,
+      );
+
+      it(
+        "empties an existing file and keeps the writes in order",
+        async (context) => {
+          if (environment.openFileWriter === undefined) return context.skip("the backend does not implement openFileWriter");
+          const target = `${scratch}/streamed-over.txt`;
+          await environment.writeFile(target, "first, and much longer than what follows");
+          const writer = (await environment.openFileWriter(target)).getWriter();
+          // Not awaited one by one: the stream queues them, in order.
+          const writes = ["one ", "two ", "three"].map((part) => writer.write(new TextEncoder().encode(part)));
+          await Promise.all([...writes, writer.close()]);
+          expect(text.decode(await environment.readFile(target))).toBe("one two three");
+        },
+        timeout,
+      );
+
+      it(
+        "rejects a file that cannot be created",
+        async (context) => {
+          if (environment.openFileWriter === undefined) return context.skip("the backend does not implement openFileWriter");
+          await environment.writeFile(`${scratch}/plain-file`, "x");
+          await expect(environment.openFileWriter(`${scratch}/plain-file/child.txt`)).rejects.toThrow();
+        },
+        timeout,
+      );
+    });
+
     describe("files", () => {
       it(
         "round-trips text and binary, creating parent directories",

@@ -16,6 +16,7 @@ import {
   type ToolCallStartEvent,
   type Transport,
 } from "@codecall/core";
+import { sampleHostMemory } from "./host-memory.js";
 import { describeIntegration } from "./integration.js";
 
 export interface RunEventsSuiteOptions {
@@ -111,15 +112,8 @@ print(sorted(answers.values()))
     it(
       "keeps host memory bounded for a slow consumer of 100 MB of output, and says how much it dropped",
       async () => {
-        // Heap and array buffers (where output chunks live), not RSS: a process's RSS keeps what it
-        // once took, so pipe traffic alone would blur the measure.
-        const used = () => {
-          const memory = process.memoryUsage();
-          return memory.heapUsed + memory.arrayBuffers;
-        };
-        const before = used();
-        let peak = before;
-        const sampler = setInterval(() => (peak = Math.max(peak, used())), 10);
+        const memory = sampleHostMemory();
+        let growth = 0;
         let delivered = 0;
         let dropped = 0;
         let toolEvents = 0;
@@ -142,10 +136,10 @@ print("TAIL-MARK")
             if (event.type === "tool-call-start" || event.type === "tool-call-end") toolEvents += 1;
           },
           [meetTool(1)],
-        ).finally(() => clearInterval(sampler));
+        ).finally(() => (growth = memory.stop()));
         // Holding the output for the consumer would take over 100 MB. (The bound is generous: the
         // output's way through the host leaves garbage that a busy machine collects late.)
-        expect(peak - before).toBeLessThan(80 * 1024 * 1024);
+        expect(growth).toBeLessThan(80 * 1024 * 1024);
         expect(result.status).toBe("success");
         expect(result.stdoutBytesTotal).toBe(100 * 1024 * 1024 + "TAIL-MARK\n".length);
         // Every byte is either delivered or counted as dropped; no tool event is dropped. What was

@@ -167,6 +167,17 @@ export interface Environment extends AsyncDisposable {
   /** Writes a file (binary-safe), creating missing parent directories. */
   writeFile(path: string, data: Uint8Array | string, options?: WriteFileOptions): Promise<void>;
   /**
+   * Optional: opens a file for writing as a byte stream, so a large file need not sit in host
+   * memory (core streams a spilled output into one as the script prints it). Creates the file, or
+   * empties an existing one, with `mode` as `writeFile` does, and its missing parent directories;
+   * rejects when it cannot. Writes settle once the environment has taken the bytes (flow
+   * control), and a chunk is the stream's only until then: the caller may reuse its buffer after.
+   * The file is whole once `close()` resolves. A write that fails errors the stream
+   * (later writes and `close()` reject with that error); `abort()` stops writing and leaves what
+   * was written. Without it, callers write the file in one piece with `writeFile`.
+   */
+  openFileWriter?(path: string, options?: WriteFileOptions): Promise<WritableStream<Uint8Array>>;
+  /**
    * Reads a whole file (binary-safe). Rejects with `FILE_NOT_FOUND` when it does not exist,
    * `INVALID_PATH` for a directory, and `FILE_TOO_LARGE` when it holds more than `maxBytes`.
    */

@@ -91,15 +91,17 @@ describe("output caps", () => {
   });
 
   it("says the output could not be saved when the environment was lost under the script", async () => {
-    const result = await run(
-      (script) => {
-        script.print("v".repeat(500));
-        script.loseEnvironment("the container died");
-      },
-      { limits: { maxStdoutBytes: 100 } },
-    );
+    const memory = pair((script) => {
+      script.print("v".repeat(500));
+      script.loseEnvironment("the container died");
+    });
+    const result = await execute(memory, { limits: { maxStdoutBytes: 100 } });
     expect(result.status).toBe("error");
     expect(result.output).toContain("[the whole output could not be saved to a file: the environment failed]");
+    // The file begun while the script ran is removed; the spill directory (made then) is the test's to clean up.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([...memory.environment.files.keys()].filter((path) => path.includes("/stdout-"))).toEqual([]);
+    await memory.environment.remove("/mem/run-2");
   });
 
   it("caps stderr, which a failed run shows", async () => {

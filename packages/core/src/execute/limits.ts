@@ -15,7 +15,8 @@ export interface ExecutionLimits {
   /**
    * Stdout over `maxStdoutBytes` is saved whole, up to this many bytes, to a file in the
    * environment that the truncation notice names (see `spill-output.ts`); `0` turns it off.
-   * Host memory per run stays within this plus `maxStdoutBytes`.
+   * Streamed into the file as it comes where the environment can (`openFileWriter`); host memory
+   * per run stays within this plus `maxStdoutBytes` either way.
    */
   spillBytes: number;
   /** Stderr kept (shown when the script fails). */

@@ -9,14 +9,12 @@
  * whole, and widens the cut past their pieces (8+ characters of a known value, a token, a bearer
  * token, a URL password, a private key block), counting them as omitted.
  *
- * With `spillBytes`, the capture also keeps the stream's first `spillBytes` bytes (a
- * {@link SpillBuffer}), so output over the cap can be written whole to a file in the environment
- * (`spill-output.ts`); the truncation notice then names that file.
+ * With `spill`, the capture also hands every byte to the stream's spill (`spill-output.ts`), which
+ * saves output over the cap whole to a file in the environment; the truncation notice then names it.
  */
 import { groupDigits } from "../text/group-digits.js";
 import { CUT_CONTEXT_BYTES, fragmentFreeEnd, fragmentFreeStart } from "../text/secret-fragments.js";
 import { grown } from "./growable-buffer.js";
-import { SpillBuffer, type SpilledBytes } from "./spill-buffer.js";
 
 /** What a capture holds once its stream has ended. */
 export interface CapturedOutput {
@@ -39,6 +37,11 @@ export type SpillNote = { path: string; keptBytes: number } | { error: string };
 export interface ByteCapture {
   /** Takes the stream's next bytes; `chunk` is only lent for the call (a reused read buffer): copy what is kept. */
   push(chunk: Uint8Array): void;
+  /**
+   * Optional: `undefined` when the capture takes more at once; else a promise the reader waits for
+   * before reading on (a spill file catching up, bounded in time: see `spill-file.ts`).
+   */
+  ready?(): Promise<void> | undefined;
   readonly totalBytes: number;
   finish(): CapturedOutput;
 }
@@ -51,8 +54,14 @@ export function createCapture(limitBytes?: number): ByteCapture {
 export interface OutputCaptureOptions {
   /** Widen the cut past pieces of these values and of well-known secret formats (`[]`: formats only). */
   guardSecrets?: readonly string[];
-  /** Also keep the first this many bytes, for {@link OutputCapture.spilled} (default 0: none). */
-  spillBytes?: number;
+  /** Also gets every byte of the stream (an `OutputSpill`, see `spill-output.ts`). */
+  spill?: ByteSink;
+}
+
+/** Takes a stream's bytes (lent for the call); `ready` as {@link ByteCapture.ready}. */
+export interface ByteSink {
+  push(chunk: Uint8Array): void;
+  ready?(): Promise<void> | undefined;
 }
 
 /** Share of the budget given to the head; the tail gets the rest (the end usually matters most). */
@@ -78,9 +87,7 @@ export class OutputCapture implements ByteCapture {
   /** The first bytes after the head (context for the head's cut; only when guarding secrets). */
   readonly #afterHead: Uint8Array;
   #afterHeadLength = 0;
-  readonly #limitBytes: number;
-  /** Dropped by `finish()`: its bytes are only needed until the file is written. */
-  #spill: SpillBuffer | undefined;
+  readonly #spill: ByteSink | undefined;
 
   constructor(limitBytes: number, options: OutputCaptureOptions = {}) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) throw new RangeError(`Invalid output limit: ${limitBytes}`);
@@ -90,14 +97,15 @@ export class OutputCapture implements ByteCapture {
     this.#tailBudget = limitBytes - this.#headSize;
     this.#tailSize = this.#tailBudget === 0 ? 0 : this.#tailBudget + context;
     this.#afterHead = new Uint8Array(context);
-    this.#limitBytes = limitBytes;
-    const spillBytes = options.spillBytes ?? 0;
-    if (!Number.isSafeInteger(spillBytes) || spillBytes < 0) throw new RangeError(`Invalid spill limit: ${spillBytes}`);
-    if (spillBytes > 0) this.#spill = new SpillBuffer(spillBytes, context);
+    this.#spill = options.spill;
   }
 
   get totalBytes(): number {
     return this.#totalBytes;
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.#spill?.ready?.();
   }
 
   push(chunk: Uint8Array): void {
@@ -142,17 +150,8 @@ export class OutputCapture implements ByteCapture {
     return ordered;
   }
 
-  /**
-   * The stream's first `spillBytes` bytes when it went over the limit (so `finish()` will cut it)
-   * and spilling is on; else `undefined`. Call it before `finish()`.
-   */
-  spilled(): SpilledBytes | undefined {
-    return this.#totalBytes > this.#limitBytes ? this.#spill?.contents() : undefined;
-  }
-
   /** What was kept; `spill` (where the whole stream was saved) goes into the truncation notice. */
   finish(spill?: SpillNote): CapturedOutput {
-    this.#spill = undefined;
     const head = this.#head.subarray(0, this.#headLength);
     const ring = this.#tailBytes();
     const tail = ring.subarray(Math.max(0, ring.length - this.#tailBudget));

@@ -11,27 +11,36 @@
  *
  * The file holds the script's bytes as they were (binary-safe), except that secrets the result
  * would mask are masked in it too: the model must not read there what the result hid. A cut at
- * `spillBytes` moves to a UTF-8 character boundary and, when guarding secrets, past a secret's piece.
+ * `spillBytes` moves to a UTF-8 character boundary and, when guarding secrets, past a secret's piece
+ * (see `spill-segmenter.ts`).
  *
- * Saving never fails or holds up the run: an environment that errors or does not answer within
- * {@link SPILL_TIMEOUT_MS} gives a note in the notice instead of a path.
+ * The file does not sit in host memory: once the stream goes over the cap, it is streamed into the
+ * environment as it arrives (`Environment.openFileWriter`), only a small window held back. An
+ * environment without that method gets the file in one piece at the end (`writeFile`), held until
+ * then in one buffer of `spillBytes`.
+ *
+ * Saving never fails or holds up the run for long: reading the script's output waits for a file
+ * that fell behind only while the environment keeps taking bytes (see `spill-file.ts`), and an
+ * environment that errors, stalls, or has not finished the file within {@link SPILL_TIMEOUT_MS} of
+ * the script's end gives a note in the notice instead of a path (the partial file is removed).
  */
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
-import { redactSecrets } from "../text/redact.js";
-import { fragmentFreeEnd } from "../text/secret-fragments.js";
 import { raceAbort } from "../timers/race-abort.js";
-import { utf8SafeEnd, type CapturedOutput, type OutputCapture, type SpillNote } from "./output-capture.js";
-import type { SpilledBytes } from "./spill-buffer.js";
+import { bufferedFileWriter } from "./buffered-file-writer.js";
+import { grown } from "./growable-buffer.js";
+import type { CapturedOutput, OutputCapture, SpillNote } from "./output-capture.js";
+import { SpillFile, type OpenedFile } from "./spill-file.js";
+import { SpillSegmenter } from "./spill-segmenter.js";
 
 /** Spill files kept per environment (the newest); each holds at most `spillBytes`. */
 export const MAX_SPILL_FILES = 20;
 
-/** Longest wait for the environment to take a spill file; past it the run goes on with a note. */
+/** Longest wait, once the script has ended, for the environment to finish a spill file; past it the run goes on with a note. */
 export const SPILL_TIMEOUT_MS = 30_000;
 
-/** Where and how a capture is saved. */
+/** Where and how a stream is saved. */
 export interface SpillTarget {
   environment: Environment;
   /** Names the file (`<stream>-<runId>.txt`); default: a fresh id. Unique per run or cell. */
@@ -40,57 +49,108 @@ export interface SpillTarget {
   stream?: string;
   /** Secret values masked in the file as in the result; `undefined`: redaction off. */
   knownSecrets?: readonly string[];
-  /** Longest wait for the write (default {@link SPILL_TIMEOUT_MS}). */
+  /** Longest wait for the file once the stream has ended (default {@link SPILL_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /** Set when the environment is known to be gone: nothing is tried, the note says so. */
-  unavailable?: string;
+  /** Longest time the environment may take no bytes while the output waits for it (default `SPILL_STALL_MS`, see `spill-file.ts`). */
+  stallMs?: number;
+}
+
+export interface SpillOptions extends SpillTarget {
+  /** The most bytes of the stream the file holds (its first ones). */
+  spillBytes: number;
+  /** The capture's cap: a stream no longer than this is not saved (nothing is written). */
+  capBytes: number;
+}
+
+/** The spill of a stream (give it to the stream's `OutputCapture`), or `undefined` when `spillBytes` is 0. */
+export function outputSpill(options: SpillOptions): OutputSpill | undefined {
+  const { spillBytes } = options;
+  if (!Number.isSafeInteger(spillBytes) || spillBytes < 0) throw new RangeError(`Invalid spill limit: ${spillBytes}`);
+  return spillBytes === 0 ? undefined : new OutputSpill(options);
+}
+
+/** Takes a stream's bytes and, once it goes over the cap, streams its first `spillBytes` into a file. */
+export class OutputSpill {
+  readonly #options: SpillOptions;
+  #totalBytes = 0;
+  /** The stream while it is within the cap (it may never need a file). */
+  #early: Uint8Array = new Uint8Array(0);
+  #earlyLength = 0;
+  #segmenter: SpillSegmenter | undefined;
+  #file: SpillFile | undefined;
+
+  constructor(options: SpillOptions) {
+    this.#options = options;
+  }
+
+  /** Takes the stream's next bytes (lent for the call). Never waits, never throws for the environment's sake. */
+  push(chunk: Uint8Array): void {
+    this.#totalBytes += chunk.length;
+    if (this.#segmenter !== undefined) return this.#segmenter.push(chunk);
+    if (this.#totalBytes <= this.#options.capBytes) {
+      this.#early = grown(this.#early, this.#earlyLength, this.#earlyLength + chunk.length, this.#options.capBytes);
+      this.#early.set(chunk, this.#earlyLength);
+      this.#earlyLength += chunk.length;
+      return;
+    }
+    const segmenter = this.#start();
+    segmenter.push(this.#early.subarray(0, this.#earlyLength));
+    this.#early = new Uint8Array(0);
+    segmenter.push(chunk);
+  }
+
+  /** As `ByteCapture.ready`: a wait while the file catches up with the stream (see `spill-file.ts`). */
+  ready(): Promise<void> | undefined {
+    return this.#file?.ready();
+  }
+
+  /**
+   * The stream has ended: finishes the file, when the stream went over the cap (else `undefined`),
+   * and says where it is or why it could not be saved. `unavailable`: the environment is known to
+   * be gone, so nothing more is tried and the note says so. Never rejects.
+   */
+  async finish(unavailable?: string): Promise<SpillNote | undefined> {
+    this.#early = new Uint8Array(0);
+    const segmenter = this.#segmenter;
+    const file = this.#file;
+    if (segmenter === undefined || file === undefined) return undefined;
+    if (unavailable !== undefined) {
+      file.abandon();
+      return { error: unavailable };
+    }
+    segmenter.end();
+    const timeoutMs = this.#options.timeoutMs ?? SPILL_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const path = await raceAbort(file.close(), signal);
+      await raceAbort(storeFor(this.#options.environment).keep(path), signal);
+      return { path, keptBytes: segmenter.keptBytes };
+    } catch (error) {
+      file.abandon();
+      const why =
+        error instanceof DOMException && error.name === "TimeoutError"
+          ? `the environment did not answer within ${timeoutMs} ms`
+          : errorMessage(error);
+      return { error: why };
+    }
+  }
+
+  #start(): SpillSegmenter {
+    const { environment, spillBytes, knownSecrets } = this.#options;
+    const name = `${this.#options.stream ?? "stdout"}-${this.#options.runId ?? newRunId()}.txt`;
+    const file = new SpillFile(environment, storeFor(environment).open(name, spillBytes), this.#options.stallMs);
+    this.#file = file;
+    this.#segmenter = new SpillSegmenter(spillBytes, knownSecrets, (bytes) => file.write(bytes));
+    return this.#segmenter;
+  }
 }
 
 /**
- * Finishes a capture, first saving the whole stream to a file in the environment when the capture
- * cut it (and keeps spill bytes): the notice then names the file. Never rejects for the
- * environment's sake.
+ * Finishes a capture, first finishing its stream's spill (when the capture cut the stream, the
+ * notice then names the file). Never rejects for the environment's sake.
  */
-export async function finishCapture(capture: OutputCapture, target: SpillTarget): Promise<CapturedOutput> {
-  const spilled = capture.spilled();
-  if (spilled === undefined) return capture.finish();
-  const note: SpillNote = target.unavailable === undefined ? await spillOutput(spilled, target) : { error: target.unavailable };
-  return capture.finish(note);
-}
-
-/** Writes `spilled` to a new file in the environment; the note says where, or why it could not. */
-export async function spillOutput(spilled: SpilledBytes, target: SpillTarget): Promise<SpillNote> {
-  const { bytes, keptBytes } = spillContent(spilled, target.knownSecrets);
-  const name = `${target.stream ?? "stdout"}-${target.runId ?? newRunId()}.txt`;
-  const timeoutMs = target.timeoutMs ?? SPILL_TIMEOUT_MS;
-  try {
-    const path = await raceAbort(storeFor(target.environment).write(name, bytes), AbortSignal.timeout(timeoutMs));
-    return { path, keptBytes };
-  } catch (error) {
-    const why =
-      error instanceof DOMException && error.name === "TimeoutError" ? `the environment did not answer within ${timeoutMs} ms` : errorMessage(error);
-    return { error: why };
-  }
-}
-
-/** The bytes to write, and how many of the stream's bytes they stand for. */
-function spillContent(spilled: SpilledBytes, knownSecrets: readonly string[] | undefined): { bytes: Uint8Array; keptBytes: number } {
-  const whole = spilled.bytes.length >= spilled.totalBytes;
-  let kept = whole ? spilled.bytes : spilled.bytes.subarray(0, utf8SafeEnd(spilled.bytes));
-  if (knownSecrets === undefined) return { bytes: kept, keptBytes: kept.length };
-  const decoder = new TextDecoder();
-  let text = decoder.decode(kept);
-  if (!whole) {
-    const end = fragmentFreeEnd(text, knownSecrets, decoder.decode(spilled.after));
-    if (end < text.length) {
-      text = text.slice(0, end);
-      kept = new TextEncoder().encode(text);
-    }
-  }
-  const redacted = redactSecrets(text, { knownSecrets });
-  // Nothing to mask: the script's own bytes, so binary output is kept exactly.
-  if (redacted === text) return { bytes: kept, keptBytes: kept.length };
-  return { bytes: new TextEncoder().encode(redacted), keptBytes: kept.length };
+export async function finishCapture(capture: OutputCapture, spill: OutputSpill | undefined, unavailable?: string): Promise<CapturedOutput> {
+  return capture.finish(await spill?.finish(unavailable));
 }
 
 /** The spill files of one environment, oldest first. */
@@ -103,13 +163,23 @@ class SpillStore {
     this.#environment = environment;
   }
 
-  async write(name: string, bytes: Uint8Array): Promise<string> {
+  /** Opens a new file of about `expectedBytes` in the spill directory: streamed where the environment can. */
+  async open(name: string, expectedBytes: number): Promise<OpenedFile> {
     const path = `${await this.#dir()}/${name}`;
-    await this.#environment.writeFile(path, bytes, { mode: 0o600 });
+    const options = { mode: 0o600 };
+    const environment = this.#environment;
+    const stream =
+      environment.openFileWriter === undefined
+        ? bufferedFileWriter(environment, path, options, expectedBytes)
+        : await environment.openFileWriter(path, options);
+    return { path, stream };
+  }
+
+  /** Counts a finished file in, removing the oldest past {@link MAX_SPILL_FILES}. */
+  async keep(path: string): Promise<void> {
     this.#files.push(path);
     const expired = this.#files.splice(0, Math.max(0, this.#files.length - MAX_SPILL_FILES));
     await Promise.all(expired.map((old) => this.#environment.remove(old).catch(() => {})));
-    return path;
   }
 
   /** The environment's spill directory, made on first use (again after a failure). */

@@ -17,7 +17,7 @@ import { drainStream, writeStdin } from "../process/collect.js";
 import { MAX_DURATION_MS, type ExecutionLimits } from "./limits.js";
 import { OutputCapture, type CapturedOutput } from "./output-capture.js";
 import { redactingSink } from "./redacting-sink.js";
-import { finishCapture, type SpillTarget } from "./spill-output.js";
+import { finishCapture, outputSpill } from "./spill-output.js";
 
 /** Why the script stopped; `lost` means the environment failed under it (a dead container, a dropped connection). */
 export type StopReason = "exited" | "timeout" | "interrupted" | "lost";
@@ -74,7 +74,14 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     timeoutMs: limits.timeoutMs + limits.killGraceMs + 5_000 + Math.min(options.maxPauseMs ?? 0, MAX_DURATION_MS),
   });
   const guard = knownSecrets === undefined ? {} : { guardSecrets: knownSecrets };
-  const stdout = new OutputCapture(limits.maxStdoutBytes, { ...guard, spillBytes: limits.spillBytes ?? 0 });
+  const spill = outputSpill({
+    environment: options.environment,
+    spillBytes: limits.spillBytes ?? 0,
+    capBytes: limits.maxStdoutBytes,
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
+    ...(knownSecrets === undefined ? {} : { knownSecrets }),
+  });
+  const stdout = new OutputCapture(limits.maxStdoutBytes, { ...guard, ...(spill === undefined ? {} : { spill }) });
   const stderr = new OutputCapture(limits.maxStderrBytes, guard);
   const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
   const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
@@ -123,14 +130,9 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     timer.clear();
     stdoutSink?.end();
     stderrSink?.end();
-    const spill: SpillTarget = {
-      environment: options.environment,
-      ...(options.runId === undefined ? {} : { runId: options.runId }),
-      ...(knownSecrets === undefined ? {} : { knownSecrets }),
-      // A lost environment cannot take the file: the notice says so without trying.
-      ...(ending.reason === "lost" ? { unavailable: "the environment failed" } : {}),
-    };
-    const output: RunOutput = { stdout: await finishCapture(stdout, spill), stderr: stderr.finish() };
+    // A lost environment cannot take the file: the notice says so without trying more.
+    const unavailable = ending.reason === "lost" ? "the environment failed" : undefined;
+    const output: RunOutput = { stdout: await finishCapture(stdout, spill, unavailable), stderr: stderr.finish() };
     if (interruptReason !== undefined) output.interruptReason = interruptReason;
     return { ...output, ...ending };
   } finally {

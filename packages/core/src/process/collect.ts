@@ -23,7 +23,7 @@ export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
  *
  * A byte stream is read into one reused buffer (see `chunk-reader.ts`), so `capture.push` and
  * `onChunk` are lent each chunk for the call only: what they keep, they copy (`redactingSink`
- * does, for live output).
+ * does, for live output). While `capture.ready()` hands out a wait, reading waits for it.
  */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
@@ -38,6 +38,8 @@ export async function drainStream(
     for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
       capture.push(chunk);
       callSafely(onChunk, chunk);
+      const room = capture.ready?.();
+      if (room !== undefined) await room;
     }
   } catch {
     // A stream torn down by a kill or a lost connection just ends the capture.

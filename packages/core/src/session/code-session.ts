@@ -17,7 +17,7 @@ import { redactingSink } from "../execute/redacting-sink.js";
 import { appendNotice, composeResult, environmentFailureMessage, failedResult, formatSeconds, type ExecuteCodeResult } from "../execute/result.js";
 import { createRunDispatcher } from "../execute/run-dispatcher.js";
 import { RunObserver } from "../execute/run-observer.js";
-import { finishCapture } from "../execute/spill-output.js";
+import { finishCapture, outputSpill } from "../execute/spill-output.js";
 import type { SupervisedRun } from "../execute/supervise-script.js";
 import { newRunId } from "../ids.js";
 import { PausableTimer } from "../timers/pausable-timer.js";
@@ -166,6 +166,13 @@ class Session implements CodeSession {
     const sink = (listen: boolean, emit: (chunk: Uint8Array) => void) => (listen ? redactingSink(emit, kernel.knownSecrets) : undefined);
     const stdoutSink = sink(observer.wantsOutput("stdout"), (chunk) => observer.emit({ type: "stdout", runId, chunk }));
     const stderrSink = sink(observer.wantsOutput("stderr"), (chunk) => observer.emit({ type: "stderr", runId, chunk }));
+    const spill = outputSpill({
+      environment: this.#options.environment,
+      runId,
+      spillBytes: limits.spillBytes,
+      capBytes: limits.maxStdoutBytes,
+      ...(kernel.knownSecrets === undefined ? {} : { knownSecrets: kernel.knownSecrets }),
+    });
     let output: CellOutput;
     try {
       // Sent before the stop is armed: an interrupt always comes after its cell.
@@ -173,7 +180,7 @@ class Session implements CodeSession {
         maxStdoutBytes: limits.maxStdoutBytes,
         maxStderrBytes: limits.maxStderrBytes,
         guardSecrets: kernel.knownSecrets,
-        spillBytes: limits.spillBytes,
+        ...(spill === undefined ? {} : { spill }),
         ...(stdoutSink ? { stdout: stdoutSink } : {}),
         ...(stderrSink ? { stderr: stderrSink } : {}),
       });
@@ -186,12 +193,7 @@ class Session implements CodeSession {
       await dispatcher.idle();
     }
     // Finished only now, with the cell's time limit off: saving stdout over its cap may take a while.
-    const stdout = await finishCapture(output.stdout, {
-      environment: this.#options.environment,
-      runId,
-      ...(kernel.knownSecrets === undefined ? {} : { knownSecrets: kernel.knownSecrets }),
-      ...(output.ending.kind === "lost" ? { unavailable: "the environment failed" } : {}),
-    });
+    const stdout = await finishCapture(output.stdout, spill, output.ending.kind === "lost" ? "the environment failed" : undefined);
     const supervised = supervisedRun({ stdout, stderr: output.stderr.finish() }, output.ending, stop.reason, stop.interruptReason);
     const result = composeResult({
       run: supervised,

@@ -5,7 +5,7 @@
  */
 import type { EnvironmentProcess, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
-import { OutputCapture } from "../execute/output-capture.js";
+import { OutputCapture, type ByteSink } from "../execute/output-capture.js";
 import type { OutputSink } from "../execute/redacting-sink.js";
 import { drainStream } from "../process/collect.js";
 import { delay } from "../timers/delay.js";
@@ -34,8 +34,8 @@ export interface CellSinks {
   maxStderrBytes: number;
   /** Secrets the captures' cuts must not split (undefined: redaction off). */
   guardSecrets: readonly string[] | undefined;
-  /** Stdout bytes kept to be saved to a file when the cap cuts it (0: none). */
-  spillBytes?: number;
+  /** Gets the cell's stdout, to save it to a file when the cap cuts it (see spill-output.ts). */
+  spill?: ByteSink;
   stdout?: OutputSink;
   stderr?: OutputSink;
 }
@@ -102,7 +102,7 @@ export class KernelProcess {
       const cell: ActiveCell = {
         number,
         sinks,
-        stdout: new OutputCapture(sinks.maxStdoutBytes, { ...guard, spillBytes: sinks.spillBytes ?? 0 }),
+        stdout: new OutputCapture(sinks.maxStdoutBytes, { ...guard, ...(sinks.spill === undefined ? {} : { spill: sinks.spill }) }),
         stderr: new OutputCapture(sinks.maxStderrBytes, guard),
         stderrMarked: false,
         settle,
@@ -148,7 +148,7 @@ export class KernelProcess {
     // (lent chunks: what the splitter and the cell keep, they copy).
     await drainStream(
       stream,
-      { push: (chunk) => splitter.push(chunk), totalBytes: 0, finish: () => undefined as never },
+      { push: (chunk) => splitter.push(chunk), ready: () => this.#cell?.[which].ready(), totalBytes: 0, finish: () => undefined as never },
       undefined,
       this.#released.signal,
     );

@@ -21,6 +21,7 @@ export const DEFAULT_MAX_HELD_CHARS = 16 * 1024;
 const FORCED_CUT_LOOKBACK = 1024;
 const TOKEN_CHAR = /[A-Za-z0-9._~+/=:@-]/;
 const LAST_WHITESPACE = /\s\S*$/;
+const LAST_ASCII_WHITESPACE = /[\t\n\v\f\r ][^\t\n\v\f\r ]*$/;
 
 const BEARER_WORD = /\bBearer(?=\s)/gi;
 /** Where a bearer match may lie: the header, its whitespace and its token (which may still grow). */
@@ -115,18 +116,40 @@ function secretSafeCut(text: string, secrets: readonly string[]): number {
 
 /** Where `text` can be cut so that no well-known format spans the cut, whatever follows. */
 function patternSafeCut(text: string): number {
+  return cutOutside(text, [...bearerRegions(text), ...privateKeyRegions(text)], LAST_WHITESPACE);
+}
+
+/**
+ * Where `text` can be cut in one pass, just after an ASCII whitespace character, so that neither a
+ * known secret (`secrets` as `knownSecretList` returns them) nor a well-known format spans the cut,
+ * whatever follows: redacting the text before it on its own masks what redacting all would.
+ * 0 when there is no such place. ASCII only, so the cut maps onto the bytes the text was decoded
+ * from (an ASCII byte is never part of another character, nor of a replaced invalid sequence).
+ */
+export function asciiSafeCut(text: string, secrets: readonly string[]): number {
   const regions = [...bearerRegions(text), ...privateKeyRegions(text)];
-  let cut = whitespaceCut(text, text.length);
+  for (const secret of secrets) {
+    for (let index = text.indexOf(secret); index !== -1; index = text.indexOf(secret, index + 1))
+      regions.push({ start: index, end: index + secret.length });
+    const begun = secretPrefixStart(text, secret, 1);
+    if (begun < text.length) regions.push({ start: begun, end: Infinity });
+  }
+  return cutOutside(text, regions, LAST_ASCII_WHITESPACE);
+}
+
+/** The last whitespace cut (`lastWhitespace` finds it) that falls in none of `regions`; 0 if none. */
+function cutOutside(text: string, regions: readonly Region[], lastWhitespace: RegExp): number {
+  let cut = whitespaceCut(text, text.length, lastWhitespace);
   for (;;) {
     const split = regions.find((region) => region.start < cut && cut < region.end);
     if (!split) return cut;
-    cut = whitespaceCut(text, split.start);
+    cut = whitespaceCut(text, split.start, lastWhitespace);
   }
 }
 
 /** Just after the last whitespace before `limit`; 0 if there is none. */
-function whitespaceCut(text: string, limit: number): number {
-  return text.slice(0, limit).search(LAST_WHITESPACE) + 1;
+function whitespaceCut(text: string, limit: number, lastWhitespace: RegExp): number {
+  return text.slice(0, limit).search(lastWhitespace) + 1;
 }
 
 /** Each `Bearer` header's region (they may overlap: `Bearer bearer <token>` holds two candidates). */

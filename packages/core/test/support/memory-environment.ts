@@ -16,6 +16,7 @@ import type {
   SpawnOptions,
   WriteFileOptions,
 } from "../../src/environment.js";
+import { concatBytes } from "../../src/files/concat-bytes.js";
 import { unpackStoredZip } from "./memory-archive.js";
 import { importModule, type Guest, type GuestContext } from "./memory-guest.js";
 import type { MemoryEndpoint, MemoryNetwork } from "./memory-wire.js";
@@ -32,6 +33,12 @@ export interface MemoryEnvironmentOptions {
    * settles (one that stopped answering). Default: every write succeeds.
    */
   writeFault?: (path: string) => "fail" | "hang" | undefined;
+  /**
+   * Give the environment `openFileWriter`: the file grows in `files` as chunks are written.
+   * `writeFault` then applies to opening, and `chunkFault` to the `index`th write of a file
+   * (`slow`: it settles 5 ms later).
+   */
+  fileWriter?: { chunkFault?: (path: string, index: number) => "fail" | "hang" | "slow" | undefined };
 }
 
 /** One `spawn`, as the environment received it. */
@@ -58,10 +65,35 @@ export class MemoryEnvironment implements Environment {
   readonly #options: MemoryEnvironmentOptions;
   #nextDir = 0;
 
+  /** Present with the `fileWriter` option only, as a backend without it would not have it. */
+  readonly openFileWriter?: (path: string, options?: WriteFileOptions) => Promise<WritableStream<Uint8Array>>;
+
   constructor(network: MemoryNetwork, guest: Guest, options: MemoryEnvironmentOptions = {}) {
     this.#network = network;
     this.#guest = guest;
     this.#options = options;
+    const writer = options.fileWriter;
+    if (writer !== undefined) this.openFileWriter = async (path) => this.#openWriter(path, writer.chunkFault);
+  }
+
+  async #openWriter(path: string, chunkFault: ((path: string, index: number) => "fail" | "hang" | "slow" | undefined) | undefined) {
+    const fault = this.#options.writeFault?.(path);
+    if (fault === "fail") throw new Error(`the environment is gone (opening ${path})`);
+    if (fault === "hang") return new Promise<never>(() => {});
+    const chunks: Uint8Array[] = [];
+    this.#store(path, new Uint8Array(0));
+    let index = 0;
+    return new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        const fault = chunkFault?.(path, index++);
+        if (fault === "fail") throw new Error(`the environment is gone (writing ${path})`);
+        if (fault === "hang") return new Promise<never>(() => {});
+        // A slow environment: the write settles a few milliseconds later.
+        if (fault === "slow") await new Promise((resolve) => setTimeout(resolve, 5));
+        chunks.push(chunk.slice());
+        this.#store(path, concatBytes(chunks));
+      },
+    });
   }
 
   async execute(command: string, options: ExecOptions = {}): Promise<ExecResult> {

@@ -1,0 +1,43 @@
+/**
+ * `openFileWriter` of the local backend: one descriptor, written chunk by chunk. Each write settles
+ * once the kernel has the bytes, so a writer that awaits its writes holds at most one chunk.
+ */
+import { constants } from "node:fs";
+import { chmod, mkdir, open } from "node:fs/promises";
+import path from "node:path";
+import { CodecallError, type WriteFileOptions } from "@codecall/core";
+
+/** Opens `target` (an absolute path) for writing: created or emptied, its parent directories made. */
+export async function openLocalFileWriter(target: string, options: WriteFileOptions = {}): Promise<WritableStream<Uint8Array>> {
+  await mkdir(path.dirname(target), { recursive: true });
+  // O_NONBLOCK: opening a FIFO must not wait for a reader (and hold a libuv thread) for ever.
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK;
+  const file = await open(target, flags, options.mode ?? 0o644);
+  try {
+    if (!(await file.stat()).isFile()) throw new CodecallError("INVALID_PATH", `Not a regular file: ${target}`);
+    // `mode` only applies when the file is created; an existing file keeps its own without this.
+    if (options.mode !== undefined) await chmod(target, options.mode);
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  let closed = false;
+  const release = async () => {
+    if (closed) return;
+    closed = true;
+    await file.close();
+  };
+  return new WritableStream<Uint8Array>({
+    async write(chunk) {
+      try {
+        for (let offset = 0; offset < chunk.length;) offset += (await file.write(chunk, offset)).bytesWritten;
+      } catch (error) {
+        // A failed write errors the stream, and neither close nor abort comes after it.
+        await release().catch(() => {});
+        throw error;
+      }
+    },
+    close: release,
+    abort: release,
+  });
+}
