@@ -259,16 +259,19 @@ export class RpcDispatcher {
   #execute(running: RunningCall, approvalWaitMs: number | undefined): string | Promise<string> {
     const { call, tool, start } = running;
     let value: unknown;
+    let thenable: boolean;
     try {
       const context = call.context(this.#options.environment, this.#options.runId, start.callId);
       const runTool = this.#options.runTool;
       const args = running.args;
       value = runTool ? runTool(start, () => Promise.resolve().then(() => tool.execute(args, context))) : tool.execute(args, context);
+      // Inside the try: reading `then` of a hostile result may throw.
+      thenable = isThenable(value);
     } catch (error) {
       return this.#end(running, this.#failure(running, error), approvalWaitMs);
     }
-    if (!isThenable(value)) return this.#end(running, { result: value }, approvalWaitMs);
-    return call.race(value).then(
+    if (!thenable) return this.#end(running, { result: value }, approvalWaitMs);
+    return call.race(value as PromiseLike<unknown>).then(
       (result) => this.#end(running, { result }, approvalWaitMs),
       (error: unknown) => this.#end(running, this.#failure(running, error), approvalWaitMs),
     );
