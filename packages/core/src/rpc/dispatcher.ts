@@ -70,9 +70,10 @@ export interface RpcDispatcherOptions {
   holdTimeLimit?: () => () => void;
   /**
    * Runs each tool's `execute` (e.g. inside a tracing context, so the tool's own spans nest under
-   * its call). Default: calls it.
+   * its call) and returns what it returns: a tool that answers synchronously stays synchronous.
+   * Default: calls it.
    */
-  runTool?: <T>(call: ToolCallStartEvent, execute: () => Promise<T>) => Promise<T>;
+  runTool?: <T>(call: ToolCallStartEvent, execute: () => T) => T;
   /**
    * Largest frame in bytes, the newline excluded (default 16 MiB). A tool result whose answer
    * would be larger becomes a `ToolFailed` error naming the limit, so no guest ever receives
@@ -264,7 +265,7 @@ export class RpcDispatcher {
       const context = call.context(this.#options.environment, this.#options.runId, start.callId);
       const runTool = this.#options.runTool;
       const args = running.args;
-      value = runTool ? runTool(start, () => Promise.resolve().then(() => tool.execute(args, context))) : tool.execute(args, context);
+      value = runTool ? runTool(start, () => tool.execute(args, context)) : tool.execute(args, context);
       // Inside the try: reading `then` of a hostile result may throw.
       thenable = isThenable(value);
     } catch (error) {

@@ -53,8 +53,8 @@ export class RunTracing {
     return this.#api.context.with(this.#runContext, steps);
   }
 
-  /** Runs a tool's `execute` inside its call's span. */
-  runTool<T>(call: ToolCallStartEvent, execute: () => Promise<T>): Promise<T> {
+  /** Runs a tool's `execute` inside its call's span (and returns what it returns, a promise or not). */
+  runTool<T>(call: ToolCallStartEvent, execute: () => T): T {
     const tool = this.#toolSpans.get(call.callId);
     return tool === undefined ? execute() : this.#api.context.with(tool.context, execute);
   }
