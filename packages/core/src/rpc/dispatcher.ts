@@ -228,7 +228,14 @@ export class RpcDispatcher {
   #run(id: RpcId, callId: string, tool: ToolDefinition, args: Record<string, unknown>): string | Promise<string> {
     const call = new InFlightCall();
     this.#inFlight.add(call);
-    const start: ToolCallStartEvent = { type: "tool-call-start", runId: this.#options.runId, callId, requestId: id, tool: tool.name, arguments: args };
+    const start: ToolCallStartEvent = {
+      type: "tool-call-start",
+      runId: this.#options.runId,
+      callId,
+      requestId: id,
+      tool: tool.name,
+      arguments: args,
+    };
     const running: RunningCall = { call, tool, args, start, started: performance.now() };
     this.#emit(start);
     if (log.enabled) log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
