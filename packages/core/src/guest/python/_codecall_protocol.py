@@ -118,11 +118,11 @@ def decode_answer(data: bytes) -> Any:
         text = data.decode("utf-8", "surrogatepass")
         try:
             value, end = _raw_decode(text)
+            if end == len(text) or text[end:].isspace():
+                return value
         except ValueError:
-            value, end = None, -1
-        if end == len(text) or text[end:].isspace():
-            return value
-        # Anything else (padding, trailing data, not JSON): json.loads, whose error says what is wrong.
+            pass
+        # Anything else (padding first, trailing data, not JSON): json.loads, whose error says what is wrong.
         return json.loads(text)
     except Exception as error:
         raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
