@@ -87,4 +87,31 @@ describe("CallFlow", () => {
     expect(sent).toEqual([]);
     expect(gates).toHaveLength(0);
   });
+
+  it("sends the answer of a tool that answers synchronously before push returns, in request order", async () => {
+    const events: string[] = [];
+    const echo = defineTool({
+      name: "echo",
+      description: "Returns its text.",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      execute: ({ text }: { text: string }) => text,
+    });
+    const dispatcher = makeDispatcher({ tools: [echo], maxToolCalls: 10, onEvent: (event) => events.push(event.type) });
+    const sent: string[] = [];
+    const flow = new CallFlow({
+      rpc: await openConnection(dispatcher),
+      maxFrameBytes: 1 << 20,
+      send: (answer) => sent.push(answer),
+      pendingBytes: () => 0,
+      onWantsInput: () => {},
+    });
+    flow.push(encoder.encode(`${call(1, "echo", { text: "a" })}\n${call(2, "echo", {})}\n${call(3, "echo", { text: "c" })}\n`));
+    // No await: nothing had to wait, so nothing was left for a later microtask.
+    expect(sent.map((answer) => decode(answer).id)).toEqual([1, 2, 3]);
+    expect(decode(sent[0]!).result).toBe("a");
+    expect(decode(sent[1]!).error?.code).toBe(-32602);
+    expect(flow.running).toBe(0);
+    expect(flow.wantsInput).toBe(true);
+    expect(events).toEqual(["tool-call-start", "tool-call-end", "tool-call-start", "tool-call-end"]);
+  });
 });

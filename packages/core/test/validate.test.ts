@@ -160,3 +160,19 @@ describe("validateAgainstSchema: inherited names", () => {
     expect(validate({ constructor: "x" }, schema)).toEqual([]);
   });
 });
+
+describe("validateAgainstSchema: calls without arguments", () => {
+  it("gives `{}` the schema's own verdict, every time", () => {
+    const needsPath = object({ path: { type: "string" } }, { required: ["path"] });
+    const notEmpty: JSONSchema = { type: "object", minProperties: 1 };
+    const noArguments = object({}, { additionalProperties: false });
+    for (let round = 0; round < 2; round += 1) {
+      expect(validate({}, needsPath)).toEqual(["missing required argument 'path'"]);
+      expect(validate({}, notEmpty)).toHaveLength(1);
+      expect(validate({}, noArguments)).toEqual([]);
+    }
+    // The verdict on `{}` is not taken for objects that only look empty.
+    expect(validate({ extra: 1 }, noArguments)).toHaveLength(1);
+    expect(validate(Object.create({ inherited: 1 }), notEmpty)).toHaveLength(1);
+  });
+});

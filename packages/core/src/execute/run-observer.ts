@@ -35,7 +35,7 @@ export class RunObserver {
   readonly emit = (event: RunEvent): void => {
     if (this.#finished) return;
     if (event.type === "finished") this.#finished = true;
-    if (this.#tracing !== undefined) callSafely((value: RunEvent) => this.#tracing?.onEvent(value), event);
+    if (this.#tracing !== undefined) callSafely(this.#tracing.onEvent, event);
     this.#channel?.push(event);
     callSafely(this.#listeners.onEvent, event);
     if (event.type === "stdout") callSafely(this.#listeners.onStdout, event.chunk);

@@ -94,11 +94,17 @@ export class CallFlow {
   }
 
   #start(line: string): void {
+    const answer = this.#options.rpc.answer(line);
+    // Answered at once (a refusal, a tool that answered synchronously): sent now, nothing runs.
+    if (typeof answer === "string") {
+      this.#options.send(answer);
+      return;
+    }
     this.#running += 1;
-    void this.#options.rpc.handleFrame(line).then((answer) => {
+    void answer.then((text) => {
       this.#running -= 1;
       if (this.#closed) return;
-      this.#options.send(answer);
+      this.#options.send(text);
       this.pump();
     });
   }

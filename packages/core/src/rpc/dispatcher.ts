@@ -27,7 +27,7 @@ import { validateAgainstSchema } from "../schema/validate.js";
 import type { ApprovalHandler } from "../approval.js";
 import type { RunEvent, ToolCallEndEvent, ToolCallOutcome, ToolCallStartEvent, ToolRunEvent } from "../events.js";
 import type { ToolDefinition } from "../tool.js";
-import { ApprovalGate } from "./approval-gate.js";
+import { ApprovalGate, type ApprovalVerdict } from "./approval-gate.js";
 import { constantTimeEqual } from "./constant-time.js";
 import { InFlightCall, isThenable } from "./in-flight-call.js";
 
@@ -70,9 +70,10 @@ export interface RpcDispatcherOptions {
   holdTimeLimit?: () => () => void;
   /**
    * Runs each tool's `execute` (e.g. inside a tracing context, so the tool's own spans nest under
-   * its call). Default: calls it.
+   * its call) and returns what it returns: a tool that answers synchronously stays synchronous.
+   * Default: calls it.
    */
-  runTool?: <T>(call: ToolCallStartEvent, execute: () => Promise<T>) => Promise<T>;
+  runTool?: <T>(call: ToolCallStartEvent, execute: () => T) => T;
   /**
    * Largest frame in bytes, the newline excluded (default 16 MiB). A tool result whose answer
    * would be larger becomes a `ToolFailed` error naming the limit, so no guest ever receives
@@ -179,8 +180,11 @@ export class RpcDispatcher {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
-  /** @internal Runs one authenticated `tools/call` request and returns its response frame. */
-  async callTool(request: RpcRequest): Promise<string> {
+  /**
+   * @internal Runs one authenticated `tools/call` request: its response frame, at once when nothing
+   * had to wait (a refusal, a tool that answered synchronously), else a promise of it.
+   */
+  callTool(request: RpcRequest): string | Promise<string> {
     const { id } = request;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
@@ -208,63 +212,114 @@ export class RpcDispatcher {
     }
     this.#toolCallsMade += 1;
     // The call's number in the run is its id in events, approvals and spans.
-    const running = this.#run(id, String(this.#toolCallsMade), tool, args as Record<string, unknown>);
-    this.#running.add(running);
-    const settled = () => void this.#running.delete(running);
-    running.then(settled, settled);
-    return running;
+    const answer = this.#run(id, String(this.#toolCallsMade), tool, args as Record<string, unknown>);
+    // A call answered synchronously has already reported its end: only a waiting one is tracked.
+    if (typeof answer === "string") return answer;
+    this.#running.add(answer);
+    const settled = () => void this.#running.delete(answer);
+    answer.then(settled, settled);
+    return answer;
   }
 
-  async #run(id: RpcId, callId: string, tool: ToolDefinition, args: Record<string, unknown>): Promise<string> {
+  /**
+   * Starts a dispatched call: reports its start, asks for approval when its tool declares a rule,
+   * and runs it. Never throws, never rejects: every outcome becomes the call's answer frame.
+   */
+  #run(id: RpcId, callId: string, tool: ToolDefinition, args: Record<string, unknown>): string | Promise<string> {
     const call = new InFlightCall();
     this.#inFlight.add(call);
-    const started = performance.now();
-    const identity = { runId: this.#options.runId, callId, requestId: id, tool: tool.name };
-    const start: ToolCallStartEvent = { type: "tool-call-start", ...identity, arguments: args };
+    const start: ToolCallStartEvent = {
+      type: "tool-call-start",
+      runId: this.#options.runId,
+      callId,
+      requestId: id,
+      tool: tool.name,
+      arguments: args,
+    };
+    const running: RunningCall = { call, tool, args, start, started: performance.now() };
     this.#emit(start);
-    log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
-    let outcome: { result: unknown } | { failure: string; code: number };
-    let approvalWaitMs: number | undefined;
+    if (log.enabled) log(() => `call ${JSON.stringify(id)} ${tool.name}: started, arguments ${measureJson(JSON.stringify(args)).bytes} bytes`);
+    // Only a tool that declares a rule goes through the gate (which may ask, and creates the
+    // call's signal); the common call skips it.
+    if (tool.needsApproval !== undefined && tool.needsApproval !== false) return this.#runGated(running);
+    return this.#execute(running, undefined);
+  }
+
+  /** A call whose tool declares `needsApproval`: the gate decides, then the tool runs (or the call is denied). */
+  async #runGated(running: RunningCall): Promise<string> {
+    const { call, tool, start } = running;
+    let verdict: ApprovalVerdict | undefined;
     try {
-      // Only a tool that declares a rule goes through the gate (which may ask, and creates the
-      // call's signal); the common call skips it.
-      const gated = tool.needsApproval !== undefined && tool.needsApproval !== false;
-      const verdict = gated ? await this.#approvals.check({ tool, args, callId, requestId: id, signal: call.signal }) : undefined;
-      approvalWaitMs = verdict?.waitMs;
-      if (verdict?.approved === false) {
-        outcome = { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied };
-      } else {
-        const context = call.context(this.#options.environment, this.#options.runId, callId);
-        const runTool = this.#options.runTool;
-        // A tool that answers synchronously is not awaited: its answer goes out without a detour
-        // through the microtask queue. A sync throw is a failure like a rejection.
-        const value = runTool ? runTool(start, () => Promise.resolve().then(() => tool.execute(args, context))) : tool.execute(args, context);
-        outcome = { result: isThenable(value) ? await call.race(value) : value };
-      }
+      verdict = await this.#approvals.check({ tool, args: running.args, callId: start.callId, requestId: start.requestId, signal: call.signal });
     } catch (error) {
-      outcome = call.cancelled
-        ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
-        : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
-    } finally {
-      this.#inFlight.delete(call);
+      return this.#end(running, this.#failure(running, error), undefined);
     }
+    if (verdict?.approved === false) {
+      return this.#end(running, { failure: `Tool call denied: ${verdict.reason}`, code: RpcErrorCode.ApprovalDenied }, verdict.waitMs);
+    }
+    return this.#execute(running, verdict?.waitMs);
+  }
+
+  /**
+   * Runs the tool. A tool that answers synchronously is not awaited: its answer is returned as it
+   * is, without a detour through the microtask queue. A sync throw is a failure like a rejection.
+   */
+  #execute(running: RunningCall, approvalWaitMs: number | undefined): string | Promise<string> {
+    const { call, tool, start } = running;
+    let value: unknown;
+    let thenable: boolean;
+    try {
+      const context = call.context(this.#options.environment, this.#options.runId, start.callId);
+      const runTool = this.#options.runTool;
+      const args = running.args;
+      value = runTool ? runTool(start, () => tool.execute(args, context)) : tool.execute(args, context);
+      // Inside the try: reading `then` of a hostile result may throw.
+      thenable = isThenable(value);
+    } catch (error) {
+      return this.#end(running, this.#failure(running, error), approvalWaitMs);
+    }
+    if (!thenable) return this.#end(running, { result: value }, approvalWaitMs);
+    return call.race(value as PromiseLike<unknown>).then(
+      (result) => this.#end(running, { result }, approvalWaitMs),
+      (error: unknown) => this.#end(running, this.#failure(running, error), approvalWaitMs),
+    );
+  }
+
+  /** Why a call failed: cancelled (the run ended first), or what its tool threw. */
+  #failure({ call, tool }: RunningCall, error: unknown): CallFailure {
+    return call.cancelled
+      ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
+      : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
+  }
+
+  /** Ends a call: encodes its answer, reports its end and returns the answer frame. */
+  #end(running: RunningCall, outcome: { result: unknown } | CallFailure, approvalWaitMs: number | undefined): string {
+    const { call, tool, start } = running;
+    this.#inFlight.delete(call);
+    const id = start.requestId;
     const answer = "result" in outcome ? this.#encodeResult(id, tool.name, outcome.result) : outcome;
     const response = "frame" in answer ? answer : { failure: clip(answer.failure), code: answer.code };
-    const durationMs = performance.now() - started;
-    const end: ToolCallEndEvent = {
+    const durationMs = performance.now() - running.started;
+    const ok = "frame" in response;
+    const end: { -readonly [K in keyof ToolCallEndEvent]: ToolCallEndEvent[K] } = {
       type: "tool-call-end",
-      ...identity,
+      runId: start.runId,
+      callId: start.callId,
+      requestId: id,
+      tool: tool.name,
       durationMs,
-      ok: "frame" in response,
-      outcome: "frame" in response ? "ok" : outcomeOf(response.code),
-      ...("failure" in response ? { error: response.failure } : {}),
-      ...(approvalWaitMs === undefined ? {} : { approvalWaitMs }),
+      ok,
+      outcome: ok ? "ok" : outcomeOf(response.code),
     };
+    if (!ok) end.error = response.failure;
+    if (approvalWaitMs !== undefined) end.approvalWaitMs = approvalWaitMs;
     this.#emit(end);
-    log(() => {
-      const outcome = "frame" in response ? `ok, answer ${measureJson(response.frame).bytes} bytes` : errorName(response.code);
-      return `call ${JSON.stringify(id)} ${tool.name}: ${outcome} after ${Math.round(durationMs)} ms`;
-    });
+    if (log.enabled) {
+      log(() => {
+        const outcome = "frame" in response ? `ok, answer ${measureJson(response.frame).bytes} bytes` : errorName(response.code);
+        return `call ${JSON.stringify(id)} ${tool.name}: ${outcome} after ${Math.round(durationMs)} ms`;
+      });
+    }
     return "frame" in response ? response.frame : frame(rpcError(id, response.code, response.failure));
   }
 
@@ -312,6 +367,20 @@ export class RpcDispatcher {
   }
 }
 
+/** A dispatched call while it runs. */
+interface RunningCall {
+  readonly call: InFlightCall;
+  readonly tool: ToolDefinition;
+  readonly args: Record<string, unknown>;
+  /** Its start event: the call's identity and arguments. */
+  readonly start: ToolCallStartEvent;
+  /** `performance.now()` at dispatch. */
+  readonly started: number;
+}
+
+/** A call's failure: the error message the script gets and its code. */
+type CallFailure = { failure: string; code: number };
+
 /** One connection's view of the protocol: `hello` first, then calls. */
 export class RpcConnection {
   readonly #dispatcher: RpcDispatcher;
@@ -332,17 +401,26 @@ export class RpcConnection {
    * newline included. Never rejects. Calls may be handled concurrently; each response carries the
    * id of its request.
    */
-  async handleFrame(line: string): Promise<string> {
-    try {
-      return await this.#handle(line);
-    } catch (error) {
-      // A defect, not a guest's doing; the guest still gets its answer and the host stays up.
-      const id = sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS));
-      return refuse(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
-    }
+  handleFrame(line: string): Promise<string> {
+    return Promise.resolve(this.answer(line));
   }
 
-  async #handle(line: string): Promise<string> {
+  /**
+   * {@link handleFrame}, with the response returned at once when nothing had to wait (a refusal,
+   * a tool that answered synchronously): byte-stream transports send it without a microtask hop.
+   * Never throws, never rejects.
+   */
+  answer(line: string): string | Promise<string> {
+    let answer: string | Promise<string>;
+    try {
+      answer = this.#handle(line);
+    } catch (error) {
+      return internalError(line, error);
+    }
+    return typeof answer === "string" ? answer : answer.then(undefined, (error: unknown) => internalError(line, error));
+  }
+
+  #handle(line: string): string | Promise<string> {
     // Checked before parsing: a frame of 16 MiB of "[" would otherwise become millions of objects.
     const depthLimit = this.#dispatcher.maxJsonDepth;
     if (measureJson(line).depth > depthLimit + REQUEST_ENVELOPE_DEPTH) {
@@ -395,6 +473,12 @@ export class RpcConnection {
 }
 
 const frame = encodeFrame;
+
+/** The answer to a frame whose handling hit a defect (not a guest's doing): the guest still gets one, and the host stays up. */
+function internalError(line: string, error: unknown): string {
+  const id = sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS));
+  return refuse(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
+}
 
 /** The answer to a frame refused before any tool ran, logged by its error code: messages may quote argument values. */
 function refuse(response: RpcFailure): string {

@@ -23,6 +23,20 @@ export function validateAgainstSchema(value: unknown, schema: JSONSchema): strin
   } catch (error) {
     return [`the tool's parameters schema cannot be enforced: ${errorMessage(error)}`];
   }
+  // The arguments of a call without arguments: the schema's verdict on `{}`, found once. Exact,
+  // not a shortcut: validation is a function of the JSON value, and every empty object is `{}`.
+  if (isEmptyPlainObject(value)) {
+    let verdict = emptyObjectVerdicts.get(compiled);
+    if (verdict === undefined) emptyObjectVerdicts.set(compiled, (verdict = check({}, compiled)));
+    return [...verdict];
+  }
+  return check(value, compiled);
+}
+
+/** Each compiled schema's issues with `{}` (empty when it accepts it). */
+const emptyObjectVerdicts = new WeakMap<CompiledSchema, string[]>();
+
+function check(value: unknown, compiled: CompiledSchema): string[] {
   // Checked without recursion first: a value nested 100 000 levels deep must get an answer, not
   // overflow the validator's stack.
   const shape = jsonShapeProblem(value);
@@ -35,4 +49,11 @@ export function validateAgainstSchema(value: unknown, schema: JSONSchema): strin
     if (error instanceof RangeError) return ["arguments nest too deeply to be validated against this schema"];
     return [`arguments could not be validated: ${errorMessage(error)}`];
   }
+}
+
+/** A plain object (as JSON.parse makes) with no enumerable property. */
+function isEmptyPlainObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const _ in value) return false;
+  return true;
 }

@@ -46,7 +46,7 @@ export class SessionDispatcher extends RpcDispatcher {
   }
 
   /** @internal Routes an authenticated `tools/call` request to the running cell's dispatcher. */
-  override async callTool(request: RpcRequest): Promise<string> {
+  override callTool(request: RpcRequest): string | Promise<string> {
     const params = request.params;
     const tagged = typeof params === "object" && params !== null ? (params as Record<string, unknown>).cell : undefined;
     // A call without a tag comes from a process that did not inherit the kernel's (a Python

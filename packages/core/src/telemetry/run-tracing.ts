@@ -53,14 +53,14 @@ export class RunTracing {
     return this.#api.context.with(this.#runContext, steps);
   }
 
-  /** Runs a tool's `execute` inside its call's span. */
-  runTool<T>(call: ToolCallStartEvent, execute: () => Promise<T>): Promise<T> {
+  /** Runs a tool's `execute` inside its call's span (and returns what it returns, a promise or not). */
+  runTool<T>(call: ToolCallStartEvent, execute: () => T): T {
     const tool = this.#toolSpans.get(call.callId);
     return tool === undefined ? execute() : this.#api.context.with(tool.context, execute);
   }
 
-  /** Turns one event into span work. */
-  onEvent(event: RunEvent): void {
+  /** Turns one event into span work (bound: the observer passes it on as it is). */
+  readonly onEvent = (event: RunEvent): void => {
     switch (event.type) {
       case "started":
         this.#runSpan.setAttribute("codecall.backend", event.backend);
@@ -114,7 +114,7 @@ export class RunTracing {
       default:
         return;
     }
-  }
+  };
 
   /** Ends every open span as failed: the run ended without a result (a defect, reported by its throw). */
   abandon(): void {

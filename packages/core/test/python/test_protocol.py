@@ -80,6 +80,16 @@ class DecodeAnswerTest(unittest.TestCase):
     def test_decodes_an_answer(self):
         self.assertEqual(decode_answer(b'{"jsonrpc":"2.0","id":1,"result":[1]}\n'), {"jsonrpc": "2.0", "id": 1, "result": [1]})
 
+    def test_decodes_what_json_loads_accepts_and_refuses_what_it_refuses(self):
+        # Padding around the value, and no newline at all, are still answers.
+        self.assertEqual(decode_answer(b' \t{"id":1}\r\n'), {"id": 1})
+        self.assertEqual(decode_answer(b'{"id":1}'), {"id": 1})
+        self.assertEqual(decode_answer('{"text":"\u00e9"}\n'.encode("utf-8")), {"text": "\u00e9"})
+        for data in (b'{"id":1} {"id":2}\n', b'{"id":1}x\n', b"\n", b""):
+            with self.assertRaises(ToolError) as caught:
+                decode_answer(data)
+            self.assertIn("unreadable answer from the codecall host", caught.exception.message)
+
     def test_raises_only_tool_error_for_garbage_and_deep_nesting(self):
         for data in (b"{garbage", b"[" * 100000 + b"]" * 100000, b"\xff\xfe"):
             with self.assertRaises(ToolError) as caught:

@@ -105,11 +105,25 @@ def answer_id(data: bytes) -> Any:
     return raw[1:-1].decode("utf-8", "replace") if raw.startswith(b'"') else int(raw)
 
 
+# Decodes one JSON value from the start of a text, without json.loads's detours (encoding
+# detection, a regex at each end): an answer is one object, the host writes no padding.
+_raw_decode = json.JSONDecoder().raw_decode
+
+
 def decode_answer(data: bytes) -> Any:
-    """Decodes one answer. Raises ToolError, never anything else: a few thousand levels of nesting
-    make `json` raise RecursionError, which must fail one call, not the thread that reads them all."""
+    """Decodes one answer (newline included). Raises ToolError, never anything else: a few thousand
+    levels of nesting make `json` raise RecursionError, which must fail one call, not the thread
+    that reads them all."""
     try:
-        return json.loads(data)
+        text = data.decode("utf-8", "surrogatepass")
+        try:
+            value, end = _raw_decode(text)
+            if end == len(text) or text[end:].isspace():
+                return value
+        except ValueError:
+            pass
+        # Anything else (padding first, trailing data, not JSON): json.loads, whose error says what is wrong.
+        return json.loads(text)
     except Exception as error:
         raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
 
