@@ -120,6 +120,13 @@ export class SpillSegmenter {
       else if (full) {
         const half = held.subarray(0, Math.ceil(held.length / 2));
         cut = utf8SafeEnd(half) || half.length;
+        // Not inside a secret: its two pieces, redacted apart, would join again in the file.
+        const halfText = this.#decoder.decode(held.subarray(0, cut));
+        const end = fragmentFreeEnd(halfText, this.#knownSecrets, text.slice(halfText.length));
+        if (end > 0 && end < halfText.length) {
+          partText = halfText.slice(0, end);
+          cut = this.#encoder.encode(partText).length;
+        }
       }
     }
     if (cut === 0) return;
