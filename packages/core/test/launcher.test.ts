@@ -81,6 +81,21 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect(await processGone(Number(await readFile(pidFile, "utf8")))).toBe(true);
   }, 30_000);
 
+  it("adopts what the script orphans (a child subreaper) without importing the ctypes package", async () => {
+    const script = path.join(dir, "script.py");
+    // The grandchild outlives its parent: it is re-parented to the nearest subreaper, the launcher.
+    await writeFile(
+      script,
+      "import os, time\nlauncher = os.getppid()\nif os.fork() == 0:\n    if os.fork() == 0:\n        time.sleep(0.2)\n        print(os.getppid() == launcher, flush=True)\n    os._exit(0)\ntime.sleep(0.6)\n",
+    );
+    // -S: the script's interpreter imports nothing a machine's site files might add, so every
+    // `ctypes` import that -X importtime reports would be the launcher's (~10 ms of every run).
+    const run = spawnSync("sh", ["-c", launchScriptCommand("python3 -X importtime -S", script)], { encoding: "utf8" });
+    expect(run).toMatchObject({ status: 0, stdout: "True\n" });
+    expect(run.stderr).toMatch(/\|\s+_ctypes$/m);
+    expect(run.stderr).not.toMatch(/\|\s+ctypes$/m);
+  }, 30_000);
+
   it("passes SIGTERM on to such a helper", async () => {
     const pidFile = path.join(dir, "helper.pid");
     const { pid, done } = await launch(`${escapedHelper(pidFile)}\nimport time\ntime.sleep(300)`);

@@ -19,7 +19,6 @@ from agent_files import make_temp_dir, read_file, remove, write_file
 from agent_loop import READ, WRITE, Timers, Watcher
 from agent_shepherd import fork_shepherd
 from agent_sockets import Listener
-from agent_tree import PR_SET_CHILD_SUBREAPER, prctl
 from agent_wire import (
     CANCEL,
     CHUNK,
@@ -39,7 +38,7 @@ from agent_wire import (
     json_frame,
     read_credit,
 )
-from launcher import children_table, descendants, signal_all
+from launcher import PR_SET_CHILD_SUBREAPER, children_table, descendants, prctl, signal_all
 
 # While this much waits to go to the host, no stream is read (the host is behind on all of them).
 MAX_BACKLOG = 1024 * 1024

@@ -21,8 +21,8 @@ import os
 import signal
 import socket
 
-from agent_tree import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, close_descriptors_above, prctl
-from launcher import end_leftovers, unpack_failure
+from agent_tree import PR_SET_PDEATHSIG, close_descriptors_above
+from launcher import PR_SET_CHILD_SUBREAPER, end_leftovers, prctl, unpack_failure
 
 CONTROL_FD = 3
 # What a command exits with when it cannot be started (as a shell says it).

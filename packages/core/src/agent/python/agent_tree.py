@@ -1,6 +1,6 @@
 # codecall environment agent: what it needs of Linux to hold process trees, beside the launcher's
-# tree walk (guest/python/launcher.py, loaded as a module of the agent): prctl, and closing the
-# descriptors a forked child must not keep.
+# tree walk and prctl (guest/python/launcher.py, loaded as a module of the agent): the parent-death
+# signal, and closing the descriptors a forked child must not keep.
 #
 # The agent and each command's shepherd are child subreapers (prctl PR_SET_CHILD_SUBREAPER): what a
 # command orphans is re-parented to its shepherd instead of init, so it stays below the shepherd in
@@ -10,21 +10,6 @@
 import os
 
 PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-
-_libc = []
-
-
-def prctl(option, value):
-    """True when the kernel took the setting (Linux), False where there is no prctl."""
-    try:
-        if not _libc:
-            import ctypes
-
-            _libc.append(ctypes.CDLL(None, use_errno=True))
-        return _libc[0].prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def close_descriptors_above(lowest):
