@@ -75,7 +75,9 @@ def prctl(option, value):
             class CFunction(_ctypes.CFuncPtr):
                 _flags_ = _ctypes.FUNCFLAG_CDECL
 
-            _prctl.append(CFunction(_ctypes.dlsym(_ctypes.dlopen(None, os.RTLD_NOW), "prctl")))
+            # None: the running program and the libraries it loaded (libc), as `ctypes.CDLL(None)`.
+            program = _ctypes.dlopen(None, os.RTLD_NOW)  # pyright: ignore[reportArgumentType]
+            _prctl.append(CFunction(_ctypes.dlsym(program, "prctl")))
         return _prctl[0](option, value, 0, 0, 0) == 0
     except Exception:
         return False
