@@ -1,6 +1,7 @@
 /** Adapters from Node stream objects to the Web streams of the Environment contract. */
 import { Readable, type Writable } from "node:stream";
-import { pipeByteStream, pipeHandle } from "./pipe-byte-stream.js";
+import { pipeHandle } from "@codecall/core/plugin-kit";
+import { pipeByteStream } from "./pipe-byte-stream.js";
 
 /**
  * A child's stdout or stderr as a byte stream read into a reused buffer (see `pipe-byte-stream.ts`)

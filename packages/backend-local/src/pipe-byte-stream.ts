@@ -1,12 +1,10 @@
 /**
- * A child's stdout or stderr pipe as a Web byte stream read into ONE reused buffer.
+ * A child's stdout or stderr pipe as a Web byte stream read into ONE reused buffer (see core's
+ * `pipeHandle`: Node's own stdio socket allocates a fresh 64 KiB buffer for every read).
  *
- * Why: a Node child's stdio socket allocates a fresh 64 KiB buffer for every read of its pipe, and
- * the GC frees them late, so a script printing hundreds of MiB grows the host's memory by tens of
- * MiB although every chunk is dropped at once. A socket made with Node's documented `onread`
- * option reads into one buffer of ours instead; the stream copies each read straight into the
- * consumer's buffer when it reads with a BYOB reader (no allocation per read), or into a fresh
- * chunk for a default reader (whose chunks are its own: the shared buffer is never handed out).
+ * The stream copies each read straight into the consumer's buffer when it reads with a BYOB
+ * reader (no allocation per read), or into a fresh chunk for a default reader (whose chunks are
+ * its own: the shared buffer is never handed out).
  *
  * Back-pressure: the pipe is read only while a read is pending (the stream's high-water mark is
  * 0); each read of the pipe stops reading it until the next pull, so a slow consumer leaves the
@@ -14,35 +12,10 @@
  */
 import { Socket } from "node:net";
 import type { Readable } from "node:stream";
+import type { PipeHandle } from "@codecall/core/plugin-kit";
 
 /** The most one read of the pipe takes: a Linux pipe's default capacity. */
 const READ_BUFFER_BYTES = 64 * 1024;
-
-/** The parts of Node's libuv pipe handle (`pipe_wrap`'s `Pipe`) that {@link pipeHandle} checks for. */
-interface PipeHandle {
-  readStart(): number;
-  readStop(): number;
-  useUserBuffer(buffer: Uint8Array): void;
-}
-
-/**
- * The libuv pipe handle behind a Node child's stdio stream, or `undefined` when there is none that
- * `onread` can adopt (Deno's and Bun's child streams, a future Node that changes its internals).
- *
- * `_handle` is private to Node. It is used because Node offers no public way to give a child's
- * stdio its read buffer, and adopting the handle in a `net.Socket` is what Node itself does to
- * make that stdio socket; every property used is checked first, so a runtime without it falls
- * back to `Readable.toWeb`.
- */
-export function pipeHandle(readable: Readable): PipeHandle | undefined {
-  // Deno and Bun imitate Node's handles to differing degrees; adopting one is only known to work on Node.
-  if (process.versions.deno !== undefined || process.versions.bun !== undefined) return undefined;
-  const handle = (readable as { _handle?: unknown })._handle;
-  if (typeof handle !== "object" || handle === null || handle.constructor.name !== "Pipe") return undefined;
-  const { readStart, readStop, useUserBuffer } = handle as Partial<PipeHandle>;
-  const usable = typeof readStart === "function" && typeof readStop === "function" && typeof useUserBuffer === "function";
-  return usable ? (handle as PipeHandle) : undefined;
-}
 
 /**
  * Reads `handle` (taken from `readable`, a child's stdout or stderr that nothing has read yet)

@@ -43,6 +43,7 @@ export { groupDigits } from "./text/group-digits.js";
 export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutOptions } from "./timers/long-timeout.js";
 export { delay, type DelayOptions } from "./timers/delay.js";
 export { socketPathTooLong } from "./sockets/socket-path.js";
+export { pipeHandle, type PipeHandle } from "./sockets/pipe-handle.js";
 export { guestClientFor } from "./guest/guest-client-for.js";
 export { newRunId } from "./ids.js";
 export { debugLogger, type DebugLog } from "./debug/debug-log.js";

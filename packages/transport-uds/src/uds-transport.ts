@@ -10,6 +10,7 @@ import type { Environment, GuestLanguage, RunContext, Transport, TransportSessio
 import { TRANSPORT_SPECIFICATION_VERSION } from "@codecall/core";
 import { guestClientFor, socketPathTooLong } from "@codecall/core/plugin-kit";
 import { CallFlow, PYTHON_SOCKET_CLIENT } from "@codecall/core/protocol";
+import { readConnection } from "./read-connection.js";
 
 export interface UdsTransportOptions {
   /** Where to create the socket's private directory when the run dir's path is too long for a socket. */
@@ -93,8 +94,7 @@ class UdsServer {
     return this.#closing;
   }
 
-  #serve(socket: Socket): void {
-    this.#sockets.add(socket);
+  #serve(accepted: Socket): void {
     // A guest that stops reading its answers must not grow the host's memory: the flow starts
     // calls only while few run and few answers wait in the socket, and the socket is not read
     // while decoded requests wait to start.
@@ -107,10 +107,11 @@ class UdsServer {
       pendingBytes: () => socket.writableLength,
       onWantsInput: () => socket.resume(),
     });
-    socket.on("data", (chunk: Buffer) => {
-      flow.push(chunk);
-      if (!flow.wantsInput) socket.pause();
+    const socket = readConnection(accepted, (bytes) => {
+      flow.push(bytes);
+      return flow.wantsInput;
     });
+    this.#sockets.add(socket);
     socket.on("drain", () => flow.pump());
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
