@@ -40,7 +40,9 @@ async function serve(address: string | { port: number; host: string }): Promise<
     });
     resolveServed({ socket, accepted });
   });
-  await new Promise<void>((resolve) => (typeof address === "string" ? server.listen(address, resolve) : server.listen(address.port, address.host, resolve)));
+  await new Promise<void>((resolve) =>
+    typeof address === "string" ? server.listen(address, resolve) : server.listen(address.port, address.host, resolve),
+  );
   const where = server.address();
   const client = typeof where === "string" ? connect(where) : connect(where!.port, "127.0.0.1");
   const { socket, accepted } = await served;
