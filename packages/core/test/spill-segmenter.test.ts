@@ -25,3 +25,28 @@ describe("SpillSegmenter with no whitespace to cut at", () => {
     });
   }
 });
+
+// A limit under the window's size fills the window exactly when the stream reaches the limit. Cut
+// there as a full window (at whitespace, or in half), a secret crossing the limit lost its
+// beginning to the part written first, and the cut at the limit, seeing only the rest, left its
+// piece unmasked.
+describe("SpillSegmenter with a secret across a limit smaller than its window", () => {
+  function spilledUpTo(limit: number, text: string, chunkBytes: number): { file: string; keptBytes: number } {
+    const parts: Uint8Array[] = [];
+    const segmenter = new SpillSegmenter(limit, [SECRET], (bytes) => parts.push(bytes.slice()));
+    const bytes = new TextEncoder().encode(text);
+    for (let offset = 0; offset < bytes.length; offset += chunkBytes) segmenter.push(bytes.subarray(offset, offset + chunkBytes));
+    segmenter.end();
+    return { file: new TextDecoder().decode(Buffer.concat(parts)), keptBytes: segmenter.keptBytes };
+  }
+
+  for (const chunkBytes of [1, 7, 100_000]) {
+    it(`leaves no piece of a known value, a bearer token or a URL password (chunks of ${chunkBytes})`, () => {
+      // Cut 12 characters into the value: the first half of the window, cut on its own, is its first 6.
+      expect(spilledUpTo(12, `${SECRET} tail\n`, chunkBytes)).toEqual({ file: "", keptBytes: 0 });
+      // The cut moves back before a token it would split.
+      expect(spilledUpTo(18, "Bearer abcdefghijklmnopqrstuvwxyz0123 end\n", chunkBytes)).toEqual({ file: "", keptBytes: 0 });
+      expect(spilledUpTo(28, "postgres://user:s3cr3tpw@host/db\n", chunkBytes).file).toBe("postgres://user:***@hos");
+    });
+  }
+});
