@@ -63,7 +63,7 @@ export type {
   ToolCallStartEvent,
   ToolRunEvent,
 } from "./events.js";
-export type { TelemetryOptions, TelemetrySpan, TelemetryTracer } from "./telemetry/open-telemetry.js";
+export type { SpanAttributeValue, TelemetryOptions, TelemetrySpan, TelemetryTracer } from "./telemetry/open-telemetry.js";
 export { DEFAULT_LIMITS, MAX_DURATION_MS, type ExecutionLimits } from "./execute/limits.js";
 export type { ExecuteCodeResult, ExecuteCodeStatus } from "./execute/result.js";
 export type { ToolCallEvent } from "./rpc/dispatcher.js";

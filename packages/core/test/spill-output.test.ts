@@ -121,6 +121,14 @@ describe.each([
     for (let start = 0; start + 8 <= secret.length; start += 1) expect(file).not.toContain(secret.slice(start, start + 8));
   });
 
+  it("saves the output under a spillBytes no array could hold (a limit, not a size to allocate)", async () => {
+    const environment = memoryEnvironment();
+    const text = "big limit\n".repeat(500);
+    const result = await spilled(environment, 100, Number.MAX_SAFE_INTEGER, [text]);
+    expect(result.text).toContain(`[the whole output is in ${result.spillPath}: read it in parts]`);
+    expect(decoder.decode(await environment.readFile(result.spillPath!))).toBe(text);
+  });
+
   it(`keeps only the newest ${MAX_SPILL_FILES} files of an environment`, async () => {
     const environment = memoryEnvironment();
     const paths: string[] = [];

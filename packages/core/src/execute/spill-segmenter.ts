@@ -74,6 +74,9 @@ export class SpillSegmenter {
       this.#held += taken;
       this.#taken += taken;
       rest = rest.subarray(taken);
+      // At the limit, what is held waits for `end()`: its cut there sees all of it, and what follows.
+      // (Cut earlier, a secret crossing the limit would lose its beginning and go unrecognised.)
+      if (this.#taken === this.#limitBytes) break;
       const full = this.#held === this.#window.length;
       // With secrets, a new cut can only come with new whitespace (or a full window, cut anyway).
       const worthLooking = this.#knownSecrets === undefined || full || added.some((byte) => ASCII_WHITESPACE.has(byte));
