@@ -109,6 +109,38 @@ describe("the environment agent under failure", () => {
     }
   });
 
+  it("gives up an agent that stops answering (frozen) instead of waiting on it forever, and starts a new one", async () => {
+    const environment = new ExecEnvironment({
+      backendId: "exec-local",
+      capabilities: CAPABILITIES,
+      start: startLocalExec,
+      agent: true,
+      agentWatch: { silenceMs: 200, answerMs: 1_000 },
+    });
+    let frozen: number | undefined;
+    try {
+      expect((await environment.execute("echo up")).stdout).toBe("up\n");
+      [frozen] = agentPids();
+      // Stopped, it reads nothing and answers nothing while its channel stays open: the command's
+      // request gets no reply, so no timeout of the command is armed yet.
+      process.kill(frozen!, "SIGSTOP");
+      await expect(environment.executeOneshot("echo late", { timeoutMs: 600_000 })).rejects.toThrow(
+        /^The exec-local environment lost the command as it started it \(the agent stopped answering: nothing came from it for 200 ms while the host waited on it, nor for 1 s after a ping\); it may have run, so it is not run again$/,
+      );
+      expect(lines).toContain(
+        "codecall:backend exec-local agent: lost (the agent stopped answering: nothing came from it for 200 ms while the host waited on it, nor for 1 s after a ping); the next operation starts a new one",
+      );
+      // Given up for good: its pid was killed, stopped as it was.
+      expect(await ended(frozen!)).toBe(true);
+      expect((await environment.execute("echo second")).stdout).toBe("second\n");
+      expect(agentPids()).toHaveLength(2);
+    } finally {
+      // Should the test fail before the agent was given up, it must not stay stopped.
+      if (frozen !== undefined && !(await ended(frozen))) process.kill(frozen, "SIGCONT");
+      await environment.close();
+    }
+  });
+
   it("gives up an agent whose stdout carries garbage, ends what it ran, and starts a new one", async () => {
     // Bytes the agent did not write, between (or inside) its frames: what a script running as its
     // user can do to a pipe (the docker suite does that for real; here the exec's stdout is a socket).

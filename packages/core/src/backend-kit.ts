@@ -7,6 +7,7 @@
  * Everything but the remote executor is also `@codecall/core/plugin-kit`, which loads less.
  */
 export { ExecEnvironment, type ExecEnvironmentOptions, type NativeFiles } from "./remote/exec-environment.js";
+export type { AgentWatchOptions } from "./agent/agent-watchdog.js";
 export type { ExecChannel, ExecRequest, StartExec } from "./remote/remote-executor.js";
 export {
   remoteCommand,

@@ -15,6 +15,7 @@ import {
   type AgentFrame,
 } from "../src/agent/agent-frames.js";
 import { AgentLink, AgentLostError, AgentRequestError, AgentStartError } from "../src/agent/agent-link.js";
+import type { AgentWatchOptions } from "../src/agent/agent-watchdog.js";
 import type { ProcessExit } from "../src/environment.js";
 import type { ExecChannel } from "../src/remote/remote-executor.js";
 
@@ -106,9 +107,9 @@ class HostFrames {
 
 const json = (frame: AgentFrame) => JSON.parse(new TextDecoder().decode(frame.payload)) as Record<string, unknown>;
 
-async function startedLink(): Promise<{ agent: StagedAgent; link: AgentLink }> {
+async function startedLink(watch?: AgentWatchOptions): Promise<{ agent: StagedAgent; link: AgentLink }> {
   const agent = new StagedAgent();
-  const link = new AgentLink(agent.channel, encoder.encode("boot"));
+  const link = new AgentLink(agent.channel, encoder.encode("boot"), watch);
   await agent.hello();
   await link.started(5_000);
   return { agent, link };
@@ -218,5 +219,47 @@ describe("the agent link", () => {
     await agent.send(encodeCredit(outbound.id, 1000));
     await written;
     expect(sent()).toBe(WINDOW_BYTES + 1000);
+  });
+});
+
+// Every wait on the agent ends when it says so; these stage an agent that stops saying anything
+// (frozen, or its channel open but carrying nothing) and one that is only slow.
+describe("an agent that stops answering", () => {
+  const isPing = (frame: AgentFrame) => frame.kind === FrameKind.request && json(frame).op === "ping";
+
+  it("is pinged once it is silent while the host waits, and given up when the ping goes unanswered: what waited fails", async () => {
+    const { agent, link } = await startedLink({ silenceMs: 40, answerMs: 80 });
+    const spawn = link.request("spawn", { command: "true" });
+    const inbound = link.inbound();
+    const read = inbound.readable.getReader().read();
+    await agent.next(isPing);
+    await expect(spawn.reply).rejects.toSatisfy((error: unknown) => error instanceof AgentLostError && error.sent);
+    await expect(read).rejects.toBeInstanceOf(AgentLostError);
+    expect(await link.ended).toBe(
+      "the agent stopped answering: nothing came from it for 40 ms while the host waited on it, nor for 80 ms after a ping",
+    );
+  });
+
+  it("keeps an agent that answers its pings, however long the host waits on it", async () => {
+    const { agent, link } = await startedLink({ silenceMs: 20, answerMs: 10_000 });
+    const spawn = link.request("spawn", { command: "sleep 1" });
+    const spawnId = spawn.id;
+    for (let pings = 0; pings < 5; pings += 1) {
+      const ping = await agent.next(isPing);
+      await agent.send(encodeJsonFrame(FrameKind.reply, ping.channel, { ok: {} }));
+    }
+    await agent.send(encodeJsonFrame(FrameKind.reply, spawnId, { ok: { pid: 7 } }));
+    expect(await spawn.reply).toEqual({ pid: 7 });
+    expect(link.lostBecause).toBeUndefined();
+  });
+
+  it("is not pinged while nothing waits on it", async () => {
+    const { agent, link } = await startedLink({ silenceMs: 5, answerMs: 10 });
+    const answered = link.request("mkdtemp", {});
+    await agent.send(encodeJsonFrame(FrameKind.reply, (await agent.next((frame) => frame.channel === answered.id)).channel, { ok: { path: "/t" } }));
+    await answered.reply;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(agent.received.filter(isPing)).toEqual([]);
+    expect(link.lostBecause).toBeUndefined();
   });
 });

@@ -23,6 +23,7 @@ import {
   type AgentFrame,
 } from "./agent-frames.js";
 import { InboundStream, OutboundStream, type StreamLink } from "./agent-streams.js";
+import { AgentWatchdog, type AgentWatchOptions } from "./agent-watchdog.js";
 
 /** What the agent says about itself when it starts. */
 export interface AgentHello {
@@ -101,6 +102,7 @@ export class AgentLink implements StreamLink {
   #closing = false;
   #exit: ProcessExit | undefined;
   readonly #stderr: StreamTail;
+  readonly #watchdog: AgentWatchdog;
   #hello: AgentHello | undefined;
   #greet!: (hello: AgentHello) => void;
   readonly #greeted: Promise<AgentHello>;
@@ -108,9 +110,20 @@ export class AgentLink implements StreamLink {
   /** Resolves, with why, once the agent is gone; never rejects. */
   readonly ended: Promise<string>;
 
-  /** `boot` goes first on the agent's stdin: its bootstrap reads the agent's source from there. */
-  constructor(channel: ExecChannel, boot: Uint8Array) {
+  /**
+   * `boot` goes first on the agent's stdin: its bootstrap reads the agent's source from there.
+   * `watch`: how an agent that stops answering is noticed (see `agent-watchdog.ts`).
+   */
+  constructor(channel: ExecChannel, boot: Uint8Array, watch?: AgentWatchOptions) {
     this.#channel = channel;
+    this.#watchdog = new AgentWatchdog(
+      {
+        waiting: () => this.#pending.size > 0 || this.#handlers.size > 0 || this.#inbound.size > 0 || this.#outbound.size > 0,
+        ping: () => this.request("ping", {}).reply,
+        abandon: (reason) => this.#lose(reason),
+      },
+      watch,
+    );
     this.#writer = channel.stdin.getWriter();
     this.#writer.write(boot).catch(() => {});
     this.#greeted = new Promise((resolve) => (this.#greet = resolve));
@@ -254,6 +267,7 @@ export class AgentLink implements StreamLink {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
+        this.#watchdog.heard();
         for (const frame of decoder.push(value)) this.#dispatch(frame);
       }
       // Its output ends with it: its exit (or the backend's word on why it was lost) says more.
@@ -306,6 +320,7 @@ export class AgentLink implements StreamLink {
       throw new AgentProtocolError("the agent sent a malformed hello");
     }
     this.#hello = { pid, python, subreaper, env };
+    this.#watchdog.start();
     this.#greet(this.#hello);
   }
 
@@ -327,6 +342,7 @@ export class AgentLink implements StreamLink {
     if (this.#lost) return;
     const lost = new AgentLostError(reason, true);
     this.#lost = lost;
+    this.#watchdog.stop();
     const pending = this.#pending;
     const handlers = this.#handlers;
     const streams = [...this.#inbound.values(), ...this.#outbound.values()];

@@ -12,6 +12,7 @@ import type { StartExec } from "../remote/remote-executor.js";
 import { agentExec, agentSource } from "./agent-boot.js";
 import { AgentLink, AgentStartError, type AgentHello } from "./agent-link.js";
 import { AgentOperations } from "./agent-operations.js";
+import type { AgentWatchOptions } from "./agent-watchdog.js";
 
 export interface AgentSupervisorOptions {
   backendId: string;
@@ -22,6 +23,8 @@ export interface AgentSupervisorOptions {
   log: CommandLog;
   /** How long the agent may take to say hello (default 15 s). */
   startTimeoutMs?: number;
+  /** How an agent that stops answering is noticed (see `agent-watchdog.ts`). */
+  watch?: AgentWatchOptions;
 }
 
 type State =
@@ -78,7 +81,7 @@ export class AgentSupervisor {
     try {
       const channel = await this.#options.start(agentExec());
       const begun = performance.now();
-      link = new AgentLink(channel, agentSource());
+      link = new AgentLink(channel, agentSource(), this.#options.watch);
       const hello = await link.started(this.#options.startTimeoutMs ?? 15_000);
       const operations = new AgentOperations(link, hello, backendId, this.#options.log);
       if (this.#state.kind === "closed") {

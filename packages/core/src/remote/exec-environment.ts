@@ -29,6 +29,7 @@ import type {
 } from "../environment.js";
 import { AgentLostError } from "../agent/agent-link.js";
 import { AgentSupervisor } from "../agent/agent-supervisor.js";
+import type { AgentWatchOptions } from "../agent/agent-watchdog.js";
 import { debugLogger } from "../debug/debug-log.js";
 import { CodecallError } from "../errors.js";
 import { checkMaxBytes } from "../files/bounded-read.js";
@@ -51,6 +52,12 @@ export interface ExecEnvironmentOptions {
    * (without it, plain execs are used). Default off, so a backend opts in.
    */
   agent?: boolean;
+  /**
+   * How an agent that stops answering while the host waits on it is noticed: pinged after
+   * `silenceMs` of silence (default 15 s), given up when a ping goes unanswered for `answerMs`
+   * (default 30 s) — what waited on it then fails with the reason instead of waiting forever.
+   */
+  agentWatch?: AgentWatchOptions;
   /** Where `tempDir()` creates directories (default: `$TMPDIR`, else `/tmp`, inside the environment). */
   tempRoot?: string;
   /**
@@ -97,6 +104,7 @@ export class ExecEnvironment implements Environment {
           start,
           killPid: (pid) => executor.run(`kill -KILL ${pid}`).then(() => {}),
           log: commandLog,
+          ...(options.agentWatch === undefined ? {} : { watch: options.agentWatch }),
         })
       : undefined;
     this.#announceAgentOff = options.agent === false;

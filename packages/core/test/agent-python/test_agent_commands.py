@@ -125,6 +125,23 @@ class CommandTest(AgentTestCase):
         self.assertEqual((exit["exit"], out), (0, b"exiting\n"))
         self.assertTrue(wait_gone(read_pid(pid_file)))
 
+    def test_reports_a_killed_command_ended_though_its_shepherd_says_nothing(self):
+        streams = [self.agent.new_id() for _ in range(3)]
+        command_id = self.agent.request("spawn", command="sleep 300", stdin=streams[0], stdout=streams[1], stderr=streams[2])
+        shepherd = self.agent.reply(command_id)["ok"]["pid"]
+        # A stopped shepherd neither reaps its command nor reports: the agent must not wait on it.
+        os.kill(shepherd, signal.SIGSTOP)
+        self.addCleanup(lambda: alive(shepherd) and os.kill(shepherd, signal.SIGCONT))
+        self.assertEqual(self.agent.call("kill", command=command_id, graceMs=0), {"ok": {}})
+        exit = self.agent.event(command_id)
+        self.assertEqual((exit["exit"], exit["signal"]), (137, "SIGKILL"))
+        self.assertTrue(wait_gone(shepherd))
+        # The next command gets a working shepherd.
+        self.assertEqual(self.agent.run("echo next")[1], b"next\n")
+
+    def test_answers_a_ping(self):
+        self.assertEqual(self.agent.call("ping"), {"ok": {}})
+
     def test_kills_with_a_grace_sigterm_first(self):
         command_id, _, stdout, _ = self.agent.spawn("trap 'echo term; exit 7' TERM; echo ready; while :; do sleep 0.05; done")
         kind, _, payload = self.agent.take(lambda kind, channel, _p: channel == stdout and kind == DATA)

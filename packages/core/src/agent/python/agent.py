@@ -214,6 +214,10 @@ class Agent:
     def assign_shepherd(self, command, request, stdio):
         """Hands `command` to an idle shepherd (forking one when none waits) and returns it."""
         while True:
+            if not self.idle:
+                # A fork takes a while (long on a loaded machine, and a burst of commands forks one
+                # each): what is ready for the host goes first, so it keeps hearing from us.
+                self.flush()
             shepherd = self.idle.pop() if self.idle else self.new_shepherd()
             try:
                 shepherd.assign(command, request, stdio)
@@ -331,6 +335,11 @@ def kill(agent, _request_id, request):
     return {}
 
 
+def ping(_agent, _request_id, _request):
+    """Answers at once: the host's proof, while it waits on us, that we still read and answer."""
+    return {}
+
+
 def listen(agent, request_id, request):
     agent.listeners[request_id] = Listener(agent, request_id, request["path"])
     return {}
@@ -347,6 +356,7 @@ def unlisten(agent, _request_id, request):
 OPERATIONS = {
     "spawn": spawn,
     "kill": kill,
+    "ping": ping,
     "write_file": write_file,
     "read_file": read_file,
     "remove": remove,

@@ -13,6 +13,8 @@ from launcher import descendants, signal_all
 
 # While a killed command has not ended, its tree is killed again this often (forks in flight).
 KILL_REPEAT_SECONDS = 0.2
+# Rounds after which a shepherd that still has not reported its killed command's end is killed too.
+SHEPHERD_KILL_ROUNDS = 25
 
 
 class RequestError(Exception):
@@ -31,6 +33,7 @@ class Command:
         self.timed_out = False
         self.terminating = False
         self.killing = False
+        self.kill_rounds = 0
         self.finished = False
         self.timers = []
         cwd = request.get("cwd")
@@ -110,6 +113,15 @@ class Command:
     def kill_round(self):
         if self.finished:
             return
+        self.kill_rounds += 1
+        if self.kill_rounds > SHEPHERD_KILL_ROUNDS:
+            # Its tree has been killed for seconds and its shepherd still says nothing (stopped, or
+            # wedged): no end would ever be reported, and the host would wait for it. The shepherd's
+            # death ends the command as killed (Agent.shepherd_gone), and what it held is ended then.
+            try:
+                os.kill(self.shepherd.pid, signal.SIGKILL)
+            except OSError:
+                pass  # gone already: its exit is being reaped
         self.signal_tree(signal.SIGKILL)
         self.timers.append(self.agent.timers.call_later(KILL_REPEAT_SECONDS, self.kill_round))
 
