@@ -115,7 +115,8 @@ describe("the environment agent under failure", () => {
       capabilities: CAPABILITIES,
       start: startLocalExec,
       agent: true,
-      agentWatch: { silenceMs: 200, answerMs: 1_000 },
+      // Short, for the test, yet long enough that a healthy agent on a loaded CI machine is never given up.
+      agentWatch: { silenceMs: 500, answerMs: 3_000 },
     });
     let frozen: number | undefined;
     try {
@@ -125,10 +126,10 @@ describe("the environment agent under failure", () => {
       // request gets no reply, so no timeout of the command is armed yet.
       process.kill(frozen!, "SIGSTOP");
       await expect(environment.executeOneshot("echo late", { timeoutMs: 600_000 })).rejects.toThrow(
-        /^The exec-local environment lost the command as it started it \(the agent stopped answering: nothing came from it for 200 ms while the host waited on it, nor for 1 s after a ping\); it may have run, so it is not run again$/,
+        /^The exec-local environment lost the command as it started it \(the agent stopped answering: nothing came from it for 500 ms while the host waited on it, nor for 3 s after a ping\); it may have run, so it is not run again$/,
       );
       expect(lines).toContain(
-        "codecall:backend exec-local agent: lost (the agent stopped answering: nothing came from it for 200 ms while the host waited on it, nor for 1 s after a ping); the next operation starts a new one",
+        "codecall:backend exec-local agent: lost (the agent stopped answering: nothing came from it for 500 ms while the host waited on it, nor for 3 s after a ping); the next operation starts a new one",
       );
       // Given up for good: its pid was killed, stopped as it was.
       expect(await ended(frozen!)).toBe(true);
