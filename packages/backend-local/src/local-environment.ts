@@ -2,7 +2,7 @@
  * The local backend: commands run as child processes of the host, through `/bin/sh`, each in its
  * own process group. Timeouts, aborts and `close()` end whole process trees.
  */
-import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -19,7 +19,7 @@ import {
 import { collectProcess, debugLogger, describeCommand, describeExit, LiveProcesses, toExecResult, type HostProcess } from "@codecall/core/plugin-kit";
 import { environmentOptions, type LocalEnvironmentOptions } from "./local-options.js";
 import { startLocalProcess } from "./local-process.js";
-import { openLocalFileWriter } from "./local-file-writer.js";
+import { openLocalFileWriter, writeLocalFile } from "./local-file-writer.js";
 import { readLocalFile } from "./read-local-file.js";
 
 const CAPABILITIES: EnvironmentCapabilities = Object.freeze({ hostSockets: true, streamingStdio: true });
@@ -76,11 +76,7 @@ export class LocalEnvironment implements Environment {
 
   async writeFile(filePath: string, data: Uint8Array | string, options: WriteFileOptions = {}): Promise<void> {
     this.#assertOpen();
-    const target = this.resolve(filePath);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, data, options.mode === undefined ? {} : { mode: options.mode });
-    // `mode` only applies when the file is created; an existing file keeps its own without this.
-    if (options.mode !== undefined) await chmod(target, options.mode);
+    await writeLocalFile(this.resolve(filePath), data, options);
   }
 
   async openFileWriter(filePath: string, options?: WriteFileOptions): Promise<WritableStream<Uint8Array>> {
