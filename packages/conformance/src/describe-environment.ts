@@ -518,6 +518,24 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
       );
 
       it(
+        "readFile and writeFile of a FIFO fail with INVALID_PATH and never hang; the environment works afterwards",
+        async () => {
+          // A script can mkfifo where a tool will read or write; opening it would wait for a peer
+          // for ever. A regression fails on the test timeout instead of settling.
+          const fifo = `${scratch}/fifo`;
+          await environment.execute(`mkfifo ${q(fifo)}`);
+          const read = await environment.readFile(fifo).catch((caught: unknown) => caught);
+          expect(CodecallError.isInstance(read, "INVALID_PATH")).toBe(true);
+          const written = await environment.writeFile(fifo, "x").catch((caught: unknown) => caught);
+          expect(CodecallError.isInstance(written, "INVALID_PATH")).toBe(true);
+          await environment.writeFile(`${scratch}/after-fifo.txt`, "still fine");
+          expect(new TextDecoder().decode(await environment.readFile(`${scratch}/after-fifo.txt`))).toBe("still fine");
+          expect((await environment.execute("echo alive")).stdout).toBe("alive\n");
+        },
+        timeout,
+      );
+
+      it(
         "makes a new private temp dir each time",
         async () => {
           const [first, second] = await Promise.all([environment.tempDir(), environment.tempDir()]);
