@@ -2,7 +2,7 @@
  * Files over the connection's SFTP session: binary-safe, no process started on the host, and
  * requests pipelined on one channel. Semantics match core's exec-based fallback: parent
  * directories are created, `mode` is applied (also to an existing file), a missing file is
- * `FILE_NOT_FOUND` and a directory `INVALID_PATH`. Reads go through one open handle, chunk by
+ * `FILE_NOT_FOUND` and a directory, FIFO or socket `INVALID_PATH`. Reads go through one open handle, chunk by
  * chunk, so `maxBytes` bounds what crosses the connection whatever the file does meanwhile.
  */
 import { posix } from "node:path";
@@ -20,6 +20,7 @@ export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFile
     async writeFile(path: string, data: Uint8Array, options: WriteFileOptions): Promise<void> {
       const session = await sftp();
       const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      await refuseBlockingKinds(session, path, { writing: true });
       const write = () => call<void>((done) => session.writeFile(path, bytes, options.mode === undefined ? {} : { mode: options.mode }, done));
       try {
         await write();
@@ -35,6 +36,7 @@ export function sftpFiles(sftp: () => Promise<SFTPWrapper>): Required<NativeFile
 
     async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
       const session = await sftp();
+      await refuseBlockingKinds(session, path, { writing: false });
       const handle = await openForReading(session, path);
       try {
         const stats = await call<Stats>((done) => session.fstat(handle, done)).catch((error: unknown) => Promise.reject(fileError(error, path)));
@@ -59,6 +61,20 @@ async function openForReading(session: SFTPWrapper, path: string): Promise<Buffe
     if (statusOf(error) !== NO_SUCH_FILE && (await isDirectory(session, path))) throw directoryError(path);
     throw fileError(error, path);
   }
+}
+
+/**
+ * Opening a FIFO (or socket) blocks the single-threaded sftp-server for ever, and every later
+ * request on the session behind it, so the type is checked first, links followed as the open
+ * would: reads refuse FIFOs and sockets (devices such as /dev/zero stay readable within
+ * `maxBytes`), writes anything existing that is no regular file. A path that does not exist is
+ * left to the open.
+ */
+async function refuseBlockingKinds(session: SFTPWrapper, path: string, { writing }: { writing: boolean }): Promise<void> {
+  const stats = await call<Stats>((done) => session.stat(path, done)).catch(() => undefined);
+  if (!stats || stats.isFile()) return;
+  if (writing && stats.isDirectory()) throw directoryError(path);
+  if (writing || stats.isFIFO() || stats.isSocket()) throw new CodecallError("INVALID_PATH", `Not a regular file: ${path}`);
 }
 
 function directoryError(path: string): CodecallError {

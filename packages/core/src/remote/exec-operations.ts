@@ -25,6 +25,11 @@ export interface NativeFiles {
 /** Exit code the file helpers use for "no such file". */
 const NOT_FOUND_EXIT_CODE = 3;
 const IS_DIRECTORY_EXIT_CODE = 4;
+/** Exit code of the read helper for a FIFO or socket, whose open would wait for a peer for ever. */
+const NOT_REGULAR_EXIT_CODE = 5;
+/** What the write helper prints, instead of writing, for a path that is no regular file. */
+const NOT_REGULAR_ANSWER = "not-regular";
+const IS_DIRECTORY_ANSWER = "directory";
 
 export class ExecOperations implements RemoteOperations {
   readonly #executor: RemoteExecutor;
@@ -47,7 +52,12 @@ export class ExecOperations implements RemoteOperations {
     if (this.#files?.writeFile) return this.#files.writeFile(path, data, options);
     const target = shellQuote(path);
     const chmod = options.mode === undefined ? "" : ` && chmod ${options.mode.toString(8)} ${target}`;
-    await this.#executor.run(`mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, data);
+    // `cat >` a FIFO would wait for a reader for ever (a script can mkfifo where a tool writes):
+    // refuse what exists and is no regular file, draining the input the host sends regardless.
+    const refuse = `if [ -e ${target} ] && [ ! -f ${target} ]; then cat > /dev/null; [ -d ${target} ] && echo ${IS_DIRECTORY_ANSWER} || echo ${NOT_REGULAR_ANSWER}; exit 0; fi`;
+    const answer = (await this.#executor.run(`${refuse}; mkdir -p "$(dirname ${target})" && cat > ${target}${chmod}`, data)).trim();
+    if (answer === IS_DIRECTORY_ANSWER) throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
+    if (answer === NOT_REGULAR_ANSWER) throw new CodecallError("INVALID_PATH", `Not a regular file: ${path}`);
   }
 
   async readFile(path: string, options: ReadFileOptions): Promise<Uint8Array> {
@@ -58,11 +68,13 @@ export class ExecOperations implements RemoteOperations {
     // One descriptor for the whole read: what is read is what was opened.
     const read = maxBytes === undefined ? "base64 <&3" : `head -c ${maxBytes + 1} <&3 | base64`;
     const result = await this.#executor.execute(
-      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; exec 3< ${target} && ${read}`,
+      `[ -e ${target} ] || exit ${NOT_FOUND_EXIT_CODE}; [ -d ${target} ] && exit ${IS_DIRECTORY_EXIT_CODE}; ` +
+        `{ [ -p ${target} ] || [ -S ${target} ]; } && exit ${NOT_REGULAR_EXIT_CODE}; exec 3< ${target} && ${read}`,
       maxBytes === undefined ? {} : { maxOutputBytes: base64Length(maxBytes + 1) },
     );
     if (result.exitCode === NOT_FOUND_EXIT_CODE) throw new CodecallError("FILE_NOT_FOUND", `No such file: ${path}`);
     if (result.exitCode === IS_DIRECTORY_EXIT_CODE) throw new CodecallError("INVALID_PATH", `Is a directory, not a file: ${path}`);
+    if (result.exitCode === NOT_REGULAR_EXIT_CODE) throw new CodecallError("INVALID_PATH", `Not a regular file: ${path}`);
     if (result.exitCode !== 0) throw new CodecallError("ENVIRONMENT_FAILED", `Could not read ${path}: ${result.stderr.trim()}`);
     // More output than the bound encodes to: the environment's head did not stop; still over.
     if (maxBytes !== undefined && result.truncated) throw fileTooLarge(path, maxBytes);

@@ -61,6 +61,27 @@ class FileTest(AgentTestCase):
         data, reply = self.read(self.dir)
         self.assertEqual((data, reply["error"]["code"]), (b"", "INVALID_PATH"))
 
+    def test_refuses_a_fifo_without_waiting_for_its_other_end(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        data, reply = self.read(fifo)
+        self.assertEqual((data, reply["error"]["code"]), (b"", "INVALID_PATH"))
+        self.assertIn("Not a regular file", reply["error"]["message"])
+        stream = self.agent.new_id()
+        request = self.agent.request("write_file", path=fifo, stream=stream)
+        self.agent.take(lambda kind, channel, _p: kind == CANCEL and channel == stream)
+        self.assertEqual(self.agent.reply(request)["error"]["code"], "INVALID_PATH")
+        # With a reader on the other end the open succeeds; the descriptor's type still refuses it.
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            stream = self.agent.new_id()
+            request = self.agent.request("write_file", path=fifo, stream=stream)
+            self.agent.take(lambda kind, channel, _p: kind == CANCEL and channel == stream)
+            self.assertEqual(self.agent.reply(request)["error"]["code"], "INVALID_PATH")
+        finally:
+            os.close(reader)
+        self.assertEqual(self.write(self.path("after"), b"fine"), {"ok": {}})
+
     def test_removes_trees_files_links_and_nothing(self):
         os.makedirs(self.path("tree", "a"))
         with open(self.path("tree", "a", "b"), "w") as file:

@@ -1,5 +1,6 @@
 # codecall environment agent: files. Writes and reads are streams, so a file of any size moves
 # within the protocol's window; the reply comes once the stream is complete (or refused).
+import errno
 import os
 import shutil
 import stat
@@ -15,6 +16,24 @@ def describe(error, path):
     return "%s: %s" % (error.strerror or error, path)
 
 
+def refuse_blocking_kinds(fd, path, writing):
+    """A FIFO or socket at the path would hold the agent's I/O for ever (a script can `mkfifo` where
+    a tool will read or write), so the opened descriptor's type decides, like the local backend:
+    reads refuse directories, FIFOs and sockets (devices such as /dev/zero stay readable within
+    `maxBytes`), writes anything but a regular file."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as error:
+        os.close(fd)
+        raise RequestError("FAILED", describe(error, path))
+    if stat.S_ISREG(mode) or not (writing or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return
+    os.close(fd)
+    if stat.S_ISDIR(mode):
+        raise RequestError("INVALID_PATH", "Is a directory, not a file: %s" % path)
+    raise RequestError("INVALID_PATH", "Not a regular file: %s" % path)
+
+
 def write_file(agent, request_id, request):
     """Creates missing parents, truncates or creates the file (mode first, then the bytes)."""
     path, stream, mode = request["path"], request["stream"], request.get("mode")
@@ -26,7 +45,11 @@ def write_file(agent, request_id, request):
     except IsADirectoryError:
         raise RequestError("INVALID_PATH", "Is a directory, not a file: %s" % path)
     except OSError as error:
+        # A FIFO nobody reads (or a socket) refuses a non-blocking open for writing.
+        if error.errno == errno.ENXIO:
+            raise RequestError("INVALID_PATH", "Not a regular file: %s" % path)
         raise RequestError("FAILED", describe(error, path))
+    refuse_blocking_kinds(fd, path, writing=True)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
@@ -52,9 +75,7 @@ def read_file(agent, request_id, request):
         raise RequestError("FILE_NOT_FOUND", "No such file: %s" % path)
     except OSError as error:
         raise RequestError("FAILED", describe(error, path))
-    if stat.S_ISDIR(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise RequestError("INVALID_PATH", "Is a directory, not a file: %s" % path)
+    refuse_blocking_kinds(fd, path, writing=False)
 
     def finished(total):
         if max_bytes is not None and total > max_bytes:
