@@ -26,7 +26,8 @@ def refuse_blocking_kinds(fd, path, writing):
     except OSError as error:
         os.close(fd)
         raise RequestError("FAILED", describe(error, path))
-    if stat.S_ISREG(mode) or not (writing or stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+    blocking = stat.S_ISDIR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    if not (blocking or (writing and not stat.S_ISREG(mode))):
         return
     os.close(fd)
     if stat.S_ISDIR(mode):
