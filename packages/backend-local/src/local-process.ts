@@ -24,6 +24,8 @@ const NODE_HOST: ProcessHost = {
 export interface LocalProcessOptions {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** The command ends its own tree when it exits (core's `StartHostProcessOptions.treeHeld`). */
+  treeHeld?: boolean;
 }
 
 /** Starts `file args...` in a process group of its own; rejects (`ENVIRONMENT_FAILED`) when it cannot start. */
@@ -40,6 +42,6 @@ export function startLocalProcess(file: string, args: readonly string[], options
   return startHostProcess(
     child,
     { stdin: toWebWritable(child.stdin), stdout: toWebReadable(child.stdout), stderr: toWebReadable(child.stderr) },
-    { file, tag, host: NODE_HOST },
+    { file, tag, host: NODE_HOST, treeHeld: options.treeHeld ?? false },
   );
 }

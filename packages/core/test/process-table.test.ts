@@ -5,6 +5,13 @@ import { TREE_TAG_VARIABLE } from "../src/process/tree-tag.js";
 interface FakeProcess {
   parent: number;
   env: Record<string, string>;
+  /** Default "prog" (a user process); "" for a kernel thread or a zombie. */
+  cmdline?: string;
+  /** `/proc/PID/stat`'s state (default S) and flags (default those of a user process). */
+  state?: string;
+  flags?: number;
+  /** Reads of its environment and command line that still show them empty: an exec under way. */
+  execReads?: number;
 }
 
 /**
@@ -16,6 +23,8 @@ function fakeProcfs(initial: Record<number, FakeProcess>) {
   const table = new Map(Object.entries(initial).map(([pid, process]) => [Number(pid), process]));
   const host = {
     reads: 0,
+    /** Each file read, by path. */
+    files: [] as string[],
     procfs: true,
     signalNumbers: {},
     kill: () => {},
@@ -29,7 +38,13 @@ function fakeProcfs(initial: Record<number, FakeProcess>) {
       const [, pid, file] = /^\/proc\/(\d+)\/(\w+)$/.exec(path) ?? [];
       const process = table.get(Number(pid));
       if (!process) throw new Error(`ENOENT: ${path}`);
-      if (file === "stat") return `${pid} (some (odd) name) S ${process.parent} 1 1 0`;
+      host.files.push(path);
+      if (file === "stat") return `${pid} (some (odd) name) ${process.state ?? "S"} ${process.parent} 1 1 0 -1 ${process.flags ?? 0x400000} 0`;
+      if (process.execReads) {
+        process.execReads -= 1;
+        return "";
+      }
+      if (file === "cmdline") return process.cmdline ?? "prog\0";
       return Object.entries(process.env)
         .map(([name, value]) => `${name}=${value}\0`)
         .join("");
@@ -96,6 +111,20 @@ describe("findProcessTree", () => {
     expect(tagOnly).toEqual([8]);
     expect(withParents.sort()).toEqual([7, 8]);
     expect(host.reads).toBe(2);
+  });
+
+  it("reads an empty environment again while its process is exec'ing, and no other empty one", async () => {
+    const { host } = fakeProcfs({
+      30: { ...tagged("t"), execReads: 4 },
+      31: { parent: 2, env: {}, cmdline: "", flags: 0x00200000 }, // a kernel thread
+      32: { parent: 1, env: {}, cmdline: "", state: "Z" }, // a zombie
+      33: { parent: 1, env: {} }, // env -i: a command line, no environment
+    });
+    expect(await findProcessTree(host, undefined, "t")).toEqual([30]);
+    const readsOf = (pid: number) => host.files.filter((path) => path.startsWith(`/proc/${pid}/`)).map((path) => path.split("/")[3]);
+    expect(readsOf(31)).toEqual(["environ", "stat"]);
+    expect(readsOf(32)).toEqual(["environ", "stat"]);
+    expect(readsOf(33)).toEqual(["environ", "stat", "cmdline", "environ"]);
   });
 
   it("reads nothing where the host has no /proc", async () => {

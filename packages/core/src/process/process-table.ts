@@ -7,16 +7,8 @@
  * because its command's orphans may have moved after that read began; all the requests made
  * meanwhile share that next read.
  */
+import { readProcessEntry, type ProcessEntry } from "./process-entry.js";
 import type { ProcessHost } from "./process-tree.js";
-
-/** One process as a table read saw it. */
-export interface ProcessEntry {
-  pid: number;
-  /** Its parent's pid; only when the read was asked for parents (and the process still ran). */
-  parent?: number | undefined;
-  /** Its environment block (`NAME=value\0...`); empty when it could not be read. */
-  environ: string;
-}
 
 /** A read in preparation: it starts once the one under way (if any) has ended. */
 interface PendingRead {
@@ -76,28 +68,5 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
   } catch {
     return [];
   }
-  return Promise.all(
-    entries
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(async (entry) => {
-        const pid = Number(entry);
-        const [parent, environ] = await Promise.all([
-          withParents ? parentPid(host, pid) : undefined,
-          host.readFile(`/proc/${pid}/environ`, "latin1").catch(() => ""),
-        ]);
-        return { pid, parent, environ };
-      }),
-  );
-}
-
-async function parentPid(host: ProcessHost, pid: number): Promise<number | undefined> {
-  try {
-    const stat = await host.readFile(`/proc/${pid}/stat`, "latin1");
-    // Format: "pid (comm) state ppid ..."; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ppid = Number(fields[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined; // The process ended while we looked.
-  }
+  return Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => readProcessEntry(host, Number(entry), withParents)));
 }
