@@ -19,8 +19,23 @@ interface FakeProcess {
  * Each read of the table (a `readdir` of /proc) is counted, and its file reads take a little while,
  * so that sweeps asked for at the same time overlap.
  */
-function fakeProcfs(initial: Record<number, FakeProcess>) {
+function fakeProcfs(initial: Record<number, FakeProcess>, options: { sync?: boolean } = {}) {
   const table = new Map(Object.entries(initial).map(([pid, process]) => [Number(pid), process]));
+  const readNow = (path: string): string => {
+    const [, pid, file] = /^\/proc\/(\d+)\/(\w+)$/.exec(path) ?? [];
+    const process = table.get(Number(pid));
+    if (!process) throw new Error(`ENOENT: ${path}`);
+    host.files.push(path);
+    if (file === "stat") return `${pid} (some (odd) name) ${process.state ?? "S"} ${process.parent} 1 1 0 -1 ${process.flags ?? 0x400000} 0`;
+    if (process.execReads) {
+      process.execReads -= 1;
+      return "";
+    }
+    if (file === "cmdline") return process.cmdline ?? "prog\0";
+    return Object.entries(process.env)
+      .map(([name, value]) => `${name}=${value}\0`)
+      .join("");
+  };
   const host = {
     reads: 0,
     /** Each file read, by path. */
@@ -35,20 +50,9 @@ function fakeProcfs(initial: Record<number, FakeProcess>) {
     },
     readFile: async (path: string) => {
       await new Promise((resolve) => setTimeout(resolve, 2));
-      const [, pid, file] = /^\/proc\/(\d+)\/(\w+)$/.exec(path) ?? [];
-      const process = table.get(Number(pid));
-      if (!process) throw new Error(`ENOENT: ${path}`);
-      host.files.push(path);
-      if (file === "stat") return `${pid} (some (odd) name) ${process.state ?? "S"} ${process.parent} 1 1 0 -1 ${process.flags ?? 0x400000} 0`;
-      if (process.execReads) {
-        process.execReads -= 1;
-        return "";
-      }
-      if (file === "cmdline") return process.cmdline ?? "prog\0";
-      return Object.entries(process.env)
-        .map(([name, value]) => `${name}=${value}\0`)
-        .join("");
+      return readNow(path);
     },
+    ...(options.sync ? { readFileSync: (path: string) => readNow(path) } : {}),
   } satisfies ProcessHost & { reads: number };
   return { host, table };
 }
@@ -125,6 +129,22 @@ describe("findProcessTree", () => {
     expect(readsOf(31)).toEqual(["environ", "stat"]);
     expect(readsOf(32)).toEqual(["environ", "stat"]);
     expect(readsOf(33)).toEqual(["environ", "stat", "cmdline", "environ"]);
+  });
+
+  it("reads at once where the host can, in batches that let other work in between", async () => {
+    const processes: Record<number, FakeProcess> = {};
+    for (let pid = 1000; pid < 1100; pid += 1) processes[pid] = { parent: 1, env: { HOME: "/root" } };
+    processes[1100] = { parent: 1000, env: {} };
+    processes[1101] = { ...tagged("t"), execReads: 2 };
+    const { host } = fakeProcfs(processes, { sync: true });
+    const order: string[] = [];
+    const sweep = findProcessTree(host, 1000, "t").then((found) => {
+      order.push("sweep");
+      return found;
+    });
+    setImmediate(() => order.push("other work"));
+    expect((await sweep).sort()).toEqual([1100, 1101]);
+    expect(order).toEqual(["other work", "sweep"]);
   });
 
   it("reads nothing where the host has no /proc", async () => {

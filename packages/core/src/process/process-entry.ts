@@ -8,7 +8,9 @@
  * command line but no environment: `env -i`).
  */
 import { delay } from "../timers/delay.js";
-import type { ProcessHost } from "./process-tree.js";
+
+/** Reads a file of `/proc`: its text, or "" where it cannot be read (the process has ended). */
+export type ProcReader = (path: string) => string | Promise<string>;
 
 /** Linux's `PF_KTHREAD` in `/proc/PID/stat`'s flags: a kernel thread, which has no environment. */
 const PF_KTHREAD = 0x00200000;
@@ -27,18 +29,18 @@ export interface ProcessEntry {
 }
 
 /** Reads process `pid` (its parent too with `withParents`); empty fields where it has ended. */
-export async function readProcessEntry(host: ProcessHost, pid: number, withParents: boolean): Promise<ProcessEntry> {
-  const [stat, environ] = await Promise.all([withParents ? readProc(host, pid, "stat") : undefined, readProc(host, pid, "environ")]);
-  return { pid, parent: stat === undefined ? undefined : statFields(stat)?.parent, environ: environ === "" ? await settledEnviron(host, pid) : environ };
+export async function readProcessEntry(read: ProcReader, pid: number, withParents: boolean): Promise<ProcessEntry> {
+  const [stat, environ] = await Promise.all([withParents ? read(`/proc/${pid}/stat`) : undefined, read(`/proc/${pid}/environ`)]);
+  return { pid, parent: stat === undefined ? undefined : statFields(stat)?.parent, environ: environ === "" ? await settledEnviron(read, pid) : environ };
 }
 
 /** The environment of a process whose first read was empty: read again while it is exec'ing. */
-async function settledEnviron(host: ProcessHost, pid: number): Promise<string> {
-  for (let reads = 0; reads < EXEC_SETTLE_READS && (await mayHaveEnviron(host, pid)); reads += 1) {
+async function settledEnviron(read: ProcReader, pid: number): Promise<string> {
+  for (let reads = 0; reads < EXEC_SETTLE_READS && (await mayHaveEnviron(read, pid)); reads += 1) {
     // The command line shows once an exec is complete, and the environment with it (the kernel
     // sets both at once): read after it, the environment is final.
-    const execDone = (await readProc(host, pid, "cmdline")) !== "";
-    const environ = await readProc(host, pid, "environ");
+    const execDone = (await read(`/proc/${pid}/cmdline`)) !== "";
+    const environ = await read(`/proc/${pid}/environ`);
     if (environ !== "" || execDone) return environ;
     await delay(EXEC_SETTLE_MS);
   }
@@ -46,14 +48,9 @@ async function settledEnviron(host: ProcessHost, pid: number): Promise<string> {
 }
 
 /** False for a process that never has an environment (a kernel thread, a zombie) or has ended. */
-async function mayHaveEnviron(host: ProcessHost, pid: number): Promise<boolean> {
-  const fields = statFields(await readProc(host, pid, "stat"));
+async function mayHaveEnviron(read: ProcReader, pid: number): Promise<boolean> {
+  const fields = statFields(await read(`/proc/${pid}/stat`));
   return fields !== undefined && fields.state !== "Z" && fields.state !== "X" && (fields.flags & PF_KTHREAD) === 0;
-}
-
-/** A file of `/proc/PID`, or "" once the process has ended. */
-function readProc(host: ProcessHost, pid: number, file: string): Promise<string> {
-  return host.readFile(`/proc/${pid}/${file}`, "latin1").catch(() => "");
 }
 
 /** The fields of `/proc/PID/stat` a sweep uses; `undefined` when it could not be read. */

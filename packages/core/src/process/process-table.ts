@@ -7,7 +7,7 @@
  * because its command's orphans may have moved after that read began; all the requests made
  * meanwhile share that next read.
  */
-import { readProcessEntry, type ProcessEntry } from "./process-entry.js";
+import { readProcessEntry, type ProcessEntry, type ProcReader } from "./process-entry.js";
 import type { ProcessHost } from "./process-tree.js";
 
 /** A read in preparation: it starts once the one under way (if any) has ended. */
@@ -60,6 +60,9 @@ export function readProcessTable(host: ProcessHost, withParents: boolean): Promi
   return reader.read(withParents);
 }
 
+/** Processes read at once between two yields to the event loop, when the host reads synchronously. */
+const SYNC_BATCH = 32;
+
 async function readTable(host: ProcessHost, withParents: boolean): Promise<ProcessEntry[]> {
   if (!host.procfs) return [];
   let entries: string[];
@@ -68,5 +71,30 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
   } catch {
     return [];
   }
-  return Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => readProcessEntry(host, Number(entry), withParents)));
+  const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const { readFileSync } = host;
+  if (readFileSync === undefined) {
+    const read: ProcReader = (path) => host.readFile(path, "latin1").catch(() => "");
+    return Promise.all(pids.map((pid) => readProcessEntry(read, pid, withParents)));
+  }
+  // Synchronous reads in short batches: no batch holds the event loop for long.
+  const read: ProcReader = (path) => {
+    try {
+      return readFileSync.call(host, path, "latin1");
+    } catch {
+      return "";
+    }
+  };
+  const table: ProcessEntry[] = [];
+  for (let start = 0; start < pids.length; start += SYNC_BATCH) {
+    if (start > 0) await nextTask();
+    table.push(...(await Promise.all(pids.slice(start, start + SYNC_BATCH).map((pid) => readProcessEntry(read, pid, withParents)))));
+  }
+  return table;
+}
+
+/** Resolves after the event loop has run the I/O and timers that are due (a macrotask, not a microtask). */
+function nextTask(): Promise<void> {
+  const { setImmediate } = globalThis as { setImmediate?: (callback: () => void) => unknown };
+  return new Promise((resolve) => (setImmediate ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
