@@ -31,7 +31,11 @@ export interface ProcessEntry {
 /** Reads process `pid` (its parent too with `withParents`); empty fields where it has ended. */
 export async function readProcessEntry(read: ProcReader, pid: number, withParents: boolean): Promise<ProcessEntry> {
   const [stat, environ] = await Promise.all([withParents ? read(`/proc/${pid}/stat`) : undefined, read(`/proc/${pid}/environ`)]);
-  return { pid, parent: stat === undefined ? undefined : statFields(stat)?.parent, environ: environ === "" ? await settledEnviron(read, pid) : environ };
+  return {
+    pid,
+    parent: stat === undefined ? undefined : statFields(stat)?.parent,
+    environ: environ === "" ? await settledEnviron(read, pid) : environ,
+  };
 }
 
 /** The environment of a process whose first read was empty: read again while it is exec'ing. */

@@ -72,15 +72,14 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
     return [];
   }
   const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
-  const { readFileSync } = host;
-  if (readFileSync === undefined) {
+  if (host.readFileSync === undefined) {
     const read: ProcReader = (path) => host.readFile(path, "latin1").catch(() => "");
     return Promise.all(pids.map((pid) => readProcessEntry(read, pid, withParents)));
   }
   // Synchronous reads in short batches: no batch holds the event loop for long.
   const read: ProcReader = (path) => {
     try {
-      return readFileSync.call(host, path, "latin1");
+      return host.readFileSync!(path, "latin1");
     } catch {
       return "";
     }
