@@ -53,7 +53,7 @@ function fakeProcfs(initial: Record<number, FakeProcess>, options: { sync?: bool
       return readNow(path);
     },
     ...(options.sync ? { readFileSync: (path: string) => readNow(path) } : {}),
-  } satisfies ProcessHost & { reads: number };
+  } satisfies ProcessHost & { reads: number; files: string[] };
   return { host, table };
 }
 
