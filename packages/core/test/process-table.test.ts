@@ -12,6 +12,8 @@ interface FakeProcess {
   flags?: number;
   /** Reads of its environment and command line that still show them empty: an exec under way. */
   execReads?: number;
+  /** Its environment cannot be read (another user's process). */
+  unreadable?: boolean;
 }
 
 /**
@@ -26,6 +28,7 @@ function fakeProcfs(initial: Record<number, FakeProcess>, options: { sync?: bool
     const process = table.get(Number(pid));
     if (!process) throw new Error(`ENOENT: ${path}`);
     host.files.push(path);
+    if (file === "environ" && process.unreadable) throw new Error(`EACCES: ${path}`);
     if (file === "stat") return `${pid} (some (odd) name) ${process.state ?? "S"} ${process.parent} 1 1 0 -1 ${process.flags ?? 0x400000} 0`;
     if (process.execReads) {
       process.execReads -= 1;
@@ -123,12 +126,14 @@ describe("findProcessTree", () => {
       31: { parent: 2, env: {}, cmdline: "", flags: 0x00200000 }, // a kernel thread
       32: { parent: 1, env: {}, cmdline: "", state: "Z" }, // a zombie
       33: { parent: 1, env: {} }, // env -i: a command line, no environment
+      34: { parent: 1, env: {}, unreadable: true }, // another user's
     });
     expect(await findProcessTree(host, undefined, "t")).toEqual([30]);
     const readsOf = (pid: number) => host.files.filter((path) => path.startsWith(`/proc/${pid}/`)).map((path) => path.split("/")[3]);
     expect(readsOf(31)).toEqual(["environ", "stat"]);
     expect(readsOf(32)).toEqual(["environ", "stat"]);
     expect(readsOf(33)).toEqual(["environ", "stat", "cmdline", "environ"]);
+    expect(readsOf(34)).toEqual(["environ"]);
   });
 
   it("reads at once where the host can, in batches that let other work in between", async () => {

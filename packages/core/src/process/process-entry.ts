@@ -9,8 +9,8 @@
  */
 import { delay } from "../timers/delay.js";
 
-/** Reads a file of `/proc`: its text, or "" where it cannot be read (the process has ended). */
-export type ProcReader = (path: string) => string | Promise<string>;
+/** Reads a file of `/proc`: its text, or `undefined` where it cannot be read (the process has ended, or is another user's). */
+export type ProcReader = (path: string) => string | undefined | Promise<string | undefined>;
 
 /** Linux's `PF_KTHREAD` in `/proc/PID/stat`'s flags: a kernel thread, which has no environment. */
 const PF_KTHREAD = 0x00200000;
@@ -34,7 +34,8 @@ export async function readProcessEntry(read: ProcReader, pid: number, withParent
   return {
     pid,
     parent: stat === undefined ? undefined : statFields(stat)?.parent,
-    environ: environ === "" ? await settledEnviron(read, pid) : environ,
+    // Unreadable (another user's process, or gone) is not empty: nothing to wait for.
+    environ: environ === "" ? await settledEnviron(read, pid) : (environ ?? ""),
   };
 }
 
@@ -45,6 +46,7 @@ async function settledEnviron(read: ProcReader, pid: number): Promise<string> {
     // sets both at once): read after it, the environment is final.
     const execDone = (await read(`/proc/${pid}/cmdline`)) !== "";
     const environ = await read(`/proc/${pid}/environ`);
+    if (environ === undefined) return "";
     if (environ !== "" || execDone) return environ;
     await delay(EXEC_SETTLE_MS);
   }
@@ -58,7 +60,8 @@ async function mayHaveEnviron(read: ProcReader, pid: number): Promise<boolean> {
 }
 
 /** The fields of `/proc/PID/stat` a sweep uses; `undefined` when it could not be read. */
-function statFields(stat: string): { state: string; parent: number; flags: number } | undefined {
+function statFields(stat: string | undefined): { state: string; parent: number; flags: number } | undefined {
+  if (stat === undefined) return undefined;
   // Format: "pid (comm) state ppid pgrp session tty tpgid flags ..."; comm may hold spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const parent = Number(fields[1]);

@@ -73,7 +73,7 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
   }
   const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
   if (host.readFileSync === undefined) {
-    const read: ProcReader = (path) => host.readFile(path, "latin1").catch(() => "");
+    const read: ProcReader = (path) => host.readFile(path, "latin1").catch(() => undefined);
     return Promise.all(pids.map((pid) => readProcessEntry(read, pid, withParents)));
   }
   // Synchronous reads in short batches: no batch holds the event loop for long.
@@ -81,7 +81,7 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
     try {
       return host.readFileSync!(path, "latin1");
     } catch {
-      return "";
+      return undefined;
     }
   };
   const table: ProcessEntry[] = [];
