@@ -68,7 +68,9 @@ export class LocalEnvironment implements Environment {
     await assertDirectory(cwd);
     const env = options.clearEnv ? (options.env ?? {}) : { ...this.#env, ...options.env };
     const started = performance.now();
-    const process = await startLocalProcess(this.#shell, ["-c", command], { cwd, env });
+    // Given `whenTreeHeld`, the command itself is one that ends its tree (codecall's launcher).
+    const treeHeld = options.whenTreeHeld !== undefined;
+    const process = await startLocalProcess(this.#shell, ["-c", command], { cwd, env, treeHeld });
     log(() => `local pid ${process.pid}: ${describeCommand(command, { ...options, cwd })}`);
     void process.wait().then((exit) => log(() => `local pid ${process.pid}: ${describeExit(exit, started)}`));
     return this.#live.add(process, options);

@@ -9,14 +9,16 @@ import { readdir } from "node:fs/promises";
 import { constants } from "node:os";
 import { newRunId, startHostProcess, TREE_TAG_VARIABLE, type HostProcess, type ProcessHost } from "@codecall/core/plugin-kit";
 import { toWebReadable, toWebWritable } from "./node-streams.js";
+import { readProcFileSync } from "./read-proc-file.js";
 
 /** Node's signals and process table, as core's HostProcess uses them. */
 const NODE_HOST: ProcessHost = {
   kill: (pid, signal) => process.kill(pid, signal),
   readdir,
-  // The callback readFile: fs/promises' costs several times more per small file, and a sweep reads
-  // one or two files of every process on the host.
+  // A sweep reads one or two files of every process on the host: at once where it can
+  // (`readFileSync`), else with the callback readFile (fs/promises' costs several times more).
   readFile: (path, encoding) => new Promise((resolve, reject) => readFile(path, encoding, (error, text) => (error ? reject(error) : resolve(text)))),
+  readFileSync: readProcFileSync,
   procfs: process.platform === "linux",
   signalNumbers: constants.signals,
 };
@@ -24,6 +26,8 @@ const NODE_HOST: ProcessHost = {
 export interface LocalProcessOptions {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** The command ends its own tree when it exits (core's `StartHostProcessOptions.treeHeld`). */
+  treeHeld?: boolean;
 }
 
 /** Starts `file args...` in a process group of its own; rejects (`ENVIRONMENT_FAILED`) when it cannot start. */
@@ -40,6 +44,6 @@ export function startLocalProcess(file: string, args: readonly string[], options
   return startHostProcess(
     child,
     { stdin: toWebWritable(child.stdin), stdout: toWebReadable(child.stdout), stderr: toWebReadable(child.stderr) },
-    { file, tag, host: NODE_HOST },
+    { file, tag, host: NODE_HOST, treeHeld: options.treeHeld ?? false },
   );
 }

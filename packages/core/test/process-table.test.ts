@@ -5,6 +5,15 @@ import { TREE_TAG_VARIABLE } from "../src/process/tree-tag.js";
 interface FakeProcess {
   parent: number;
   env: Record<string, string>;
+  /** Default "prog" (a user process); "" for a kernel thread or a zombie. */
+  cmdline?: string;
+  /** `/proc/PID/stat`'s state (default S) and flags (default those of a user process). */
+  state?: string;
+  flags?: number;
+  /** Reads of its environment and command line that still show them empty: an exec under way. */
+  execReads?: number;
+  /** Its environment cannot be read (another user's process). */
+  unreadable?: boolean;
 }
 
 /**
@@ -12,10 +21,28 @@ interface FakeProcess {
  * Each read of the table (a `readdir` of /proc) is counted, and its file reads take a little while,
  * so that sweeps asked for at the same time overlap.
  */
-function fakeProcfs(initial: Record<number, FakeProcess>) {
+function fakeProcfs(initial: Record<number, FakeProcess>, options: { sync?: boolean } = {}) {
   const table = new Map(Object.entries(initial).map(([pid, process]) => [Number(pid), process]));
+  const readNow = (path: string): string => {
+    const [, pid, file] = /^\/proc\/(\d+)\/(\w+)$/.exec(path) ?? [];
+    const process = table.get(Number(pid));
+    if (!process) throw new Error(`ENOENT: ${path}`);
+    host.files.push(path);
+    if (file === "environ" && process.unreadable) throw new Error(`EACCES: ${path}`);
+    if (file === "stat") return `${pid} (some (odd) name) ${process.state ?? "S"} ${process.parent} 1 1 0 -1 ${process.flags ?? 0x400000} 0`;
+    if (process.execReads) {
+      process.execReads -= 1;
+      return "";
+    }
+    if (file === "cmdline") return process.cmdline ?? "prog\0";
+    return Object.entries(process.env)
+      .map(([name, value]) => `${name}=${value}\0`)
+      .join("");
+  };
   const host = {
     reads: 0,
+    /** Each file read, by path. */
+    files: [] as string[],
     procfs: true,
     signalNumbers: {},
     kill: () => {},
@@ -26,15 +53,10 @@ function fakeProcfs(initial: Record<number, FakeProcess>) {
     },
     readFile: async (path: string) => {
       await new Promise((resolve) => setTimeout(resolve, 2));
-      const [, pid, file] = /^\/proc\/(\d+)\/(\w+)$/.exec(path) ?? [];
-      const process = table.get(Number(pid));
-      if (!process) throw new Error(`ENOENT: ${path}`);
-      if (file === "stat") return `${pid} (some (odd) name) S ${process.parent} 1 1 0`;
-      return Object.entries(process.env)
-        .map(([name, value]) => `${name}=${value}\0`)
-        .join("");
+      return readNow(path);
     },
-  } satisfies ProcessHost & { reads: number };
+    ...(options.sync ? { readFileSync: (path: string) => readNow(path) } : {}),
+  } satisfies ProcessHost & { reads: number; files: string[] };
   return { host, table };
 }
 
@@ -96,6 +118,38 @@ describe("findProcessTree", () => {
     expect(tagOnly).toEqual([8]);
     expect(withParents.sort()).toEqual([7, 8]);
     expect(host.reads).toBe(2);
+  });
+
+  it("reads an empty environment again while its process is exec'ing, and no other empty one", async () => {
+    const { host } = fakeProcfs({
+      30: { ...tagged("t"), execReads: 4 },
+      31: { parent: 2, env: {}, cmdline: "", flags: 0x00200000 }, // a kernel thread
+      32: { parent: 1, env: {}, cmdline: "", state: "Z" }, // a zombie
+      33: { parent: 1, env: {} }, // env -i: a command line, no environment
+      34: { parent: 1, env: {}, unreadable: true }, // another user's
+    });
+    expect(await findProcessTree(host, undefined, "t")).toEqual([30]);
+    const readsOf = (pid: number) => host.files.filter((path) => path.startsWith(`/proc/${pid}/`)).map((path) => path.split("/")[3]);
+    expect(readsOf(31)).toEqual(["environ", "stat"]);
+    expect(readsOf(32)).toEqual(["environ", "stat"]);
+    expect(readsOf(33)).toEqual(["environ", "stat", "cmdline", "environ"]);
+    expect(readsOf(34)).toEqual(["environ"]);
+  });
+
+  it("reads at once where the host can, in batches that let other work in between", async () => {
+    const processes: Record<number, FakeProcess> = {};
+    for (let pid = 1000; pid < 1100; pid += 1) processes[pid] = { parent: 1, env: { HOME: "/root" } };
+    processes[1100] = { parent: 1000, env: {} };
+    processes[1101] = { ...tagged("t"), execReads: 2 };
+    const { host } = fakeProcfs(processes, { sync: true });
+    const order: string[] = [];
+    const sweep = findProcessTree(host, 1000, "t").then((found) => {
+      order.push("sweep");
+      return found;
+    });
+    setImmediate(() => order.push("other work"));
+    expect((await sweep).sort()).toEqual([1100, 1101]);
+    expect(order).toEqual(["other work", "sweep"]);
   });
 
   it("reads nothing where the host has no /proc", async () => {

@@ -39,6 +39,15 @@ export interface StartHostProcessOptions {
   tag: string;
   /** The runtime's signals and process table. */
   host: ProcessHost;
+  /**
+   * The command ends its own tree when its first process exits (it runs under codecall's
+   * launcher: the spawn was given `SpawnOptions.whenTreeHeld` and runs its `command`). Then an
+   * exit of its own is followed only by a kill of its process group: the table of every process
+   * on the host is read only after a kill, or an exit by SIGKILL (the launcher may not have ended
+   * the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
+   * every run's result.
+   */
+  treeHeld?: boolean;
 }
 
 /**
@@ -57,7 +66,7 @@ export async function startHostProcess(child: SpawnedChild, stdio: HostStdio, op
       reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${options.file}: ${error.message}`, { cause: error })),
     );
   });
-  return new HostProcess(child.pid!, stdio, exited, options.tag, options.host);
+  return new HostProcess(child.pid!, stdio, exited, options.tag, options.host, options.treeHeld);
 }
 
 export class HostProcess implements EnvironmentProcess {
@@ -68,6 +77,8 @@ export class HostProcess implements EnvironmentProcess {
   /** The value of CODECALL_TREE in the tree's env. */
   readonly #tag: string;
   readonly #host: ProcessHost;
+  /** See {@link StartHostProcessOptions.treeHeld}. */
+  readonly #treeHeld: boolean;
   readonly #exit: Promise<ProcessExit>;
   #exited = false;
   /** Set once leftovers were swept after the exit: the pgid may be reused later, never signal it again. */
@@ -75,18 +86,22 @@ export class HostProcess implements EnvironmentProcess {
   #killing: Promise<void> | undefined;
   #timedOut = false;
 
-  /** A running child that leads process group `pid`; `exited` settles when it exits. See {@link startHostProcess}. */
-  constructor(pid: number, stdio: HostStdio, exited: Promise<ProcessExit>, tag: string, host: ProcessHost) {
+  /**
+   * A running child that leads process group `pid`; `exited` settles when it exits. See
+   * {@link startHostProcess} (`treeHeld`: {@link StartHostProcessOptions.treeHeld}).
+   */
+  constructor(pid: number, stdio: HostStdio, exited: Promise<ProcessExit>, tag: string, host: ProcessHost, treeHeld = false) {
     this.#pid = pid;
     this.#tag = tag;
     this.#host = host;
+    this.#treeHeld = treeHeld;
     this.stdin = stdio.stdin;
     this.stdout = stdio.stdout;
     this.stderr = stdio.stderr;
     this.#exit = exited.then(async (exit) => {
       this.#exited = true;
       // The command is over: end what it left running so its pipes close and nothing outlives it.
-      await this.#sweepLeftovers();
+      await this.#sweepLeftovers(exit);
       return exit;
     });
   }
@@ -127,11 +142,16 @@ export class HostProcess implements EnvironmentProcess {
     await this.#exit;
   }
 
-  async #sweepLeftovers(): Promise<void> {
-    // The leader is gone, so its orphans now belong to init: the group finds those that stayed in
-    // it, the tree tag those that left it (setsid, double fork) — on every exit, not only a kill,
-    // so a daemonised helper never outlives its command.
-    await this.#signalTree(undefined, "SIGKILL").catch(() => {});
+  async #sweepLeftovers(exit: ProcessExit): Promise<void> {
+    if (this.#treeHeld && this.#killing === undefined && exit.signal !== "SIGKILL") {
+      // The command ended its tree itself before it exited; the group kill costs nothing.
+      signalProcesses(this.#host, this.#pid, [], "SIGKILL");
+    } else {
+      // The leader is gone, so its orphans now belong to init: the group finds those that stayed in
+      // it, the tree tag those that left it (setsid, double fork) — on every exit, not only a kill,
+      // so a daemonised helper never outlives its command.
+      await this.#signalTree(undefined, "SIGKILL").catch(() => {});
+    }
     this.#reaped = true;
   }
 

@@ -7,16 +7,8 @@
  * because its command's orphans may have moved after that read began; all the requests made
  * meanwhile share that next read.
  */
+import { readProcessEntry, type ProcessEntry, type ProcReader } from "./process-entry.js";
 import type { ProcessHost } from "./process-tree.js";
-
-/** One process as a table read saw it. */
-export interface ProcessEntry {
-  pid: number;
-  /** Its parent's pid; only when the read was asked for parents (and the process still ran). */
-  parent?: number | undefined;
-  /** Its environment block (`NAME=value\0...`); empty when it could not be read. */
-  environ: string;
-}
 
 /** A read in preparation: it starts once the one under way (if any) has ended. */
 interface PendingRead {
@@ -68,6 +60,9 @@ export function readProcessTable(host: ProcessHost, withParents: boolean): Promi
   return reader.read(withParents);
 }
 
+/** Processes read at once between two yields to the event loop, when the host reads synchronously. */
+const SYNC_BATCH = 32;
+
 async function readTable(host: ProcessHost, withParents: boolean): Promise<ProcessEntry[]> {
   if (!host.procfs) return [];
   let entries: string[];
@@ -76,28 +71,29 @@ async function readTable(host: ProcessHost, withParents: boolean): Promise<Proce
   } catch {
     return [];
   }
-  return Promise.all(
-    entries
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(async (entry) => {
-        const pid = Number(entry);
-        const [parent, environ] = await Promise.all([
-          withParents ? parentPid(host, pid) : undefined,
-          host.readFile(`/proc/${pid}/environ`, "latin1").catch(() => ""),
-        ]);
-        return { pid, parent, environ };
-      }),
-  );
+  const pids = entries.filter((entry) => /^\d+$/.test(entry)).map(Number);
+  if (host.readFileSync === undefined) {
+    const read: ProcReader = (path) => host.readFile(path, "latin1").catch(() => undefined);
+    return Promise.all(pids.map((pid) => readProcessEntry(read, pid, withParents)));
+  }
+  // Synchronous reads in short batches: no batch holds the event loop for long.
+  const read: ProcReader = (path) => {
+    try {
+      return host.readFileSync!(path, "latin1");
+    } catch {
+      return undefined;
+    }
+  };
+  const table: ProcessEntry[] = [];
+  for (let start = 0; start < pids.length; start += SYNC_BATCH) {
+    if (start > 0) await nextTask();
+    table.push(...(await Promise.all(pids.slice(start, start + SYNC_BATCH).map((pid) => readProcessEntry(read, pid, withParents)))));
+  }
+  return table;
 }
 
-async function parentPid(host: ProcessHost, pid: number): Promise<number | undefined> {
-  try {
-    const stat = await host.readFile(`/proc/${pid}/stat`, "latin1");
-    // Format: "pid (comm) state ppid ..."; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ppid = Number(fields[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined; // The process ended while we looked.
-  }
+/** Resolves after the event loop has run the I/O and timers that are due (a macrotask, not a microtask). */
+function nextTask(): Promise<void> {
+  const { setImmediate } = globalThis as { setImmediate?: (callback: () => void) => unknown };
+  return new Promise((resolve) => (setImmediate ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
