@@ -57,7 +57,10 @@ export interface SpillTarget {
   knownSecrets?: readonly string[];
   /** Longest wait for the file once the stream has ended (default {@link SPILL_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /** Longest time the environment may take no bytes while the output waits for it (default `SPILL_STALL_MS`, see `spill-file.ts`). */
+  /**
+   * Longest time the environment may take no bytes while the output waits for it, and may take to
+   * open the file once the stream has ended (default `SPILL_STALL_MS`, see `spill-file.ts`).
+   */
   stallMs?: number;
 }
 
