@@ -75,3 +75,35 @@ export async function workspaceDevDependency(name) {
   if (range === undefined) throw new Error(`${name} is not a devDependency of the workspace root`);
   return `${name}@${range}`;
 }
+
+/** Where Node would find package `name` from `fromDir` (a package folder in `projectDir`): the nearest `node_modules/name` up to the project. */
+function locatePackage(fromDir, name, projectDir) {
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules", name);
+    if (existsSync(candidate)) return candidate;
+    if (dir === projectDir || dir === path.dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * The names of the packages installed in `projectDir` that package `name` needs: its dependencies
+ * and optional dependencies (not its peers), and theirs, as installed.
+ * @returns {Promise<Set<string>>}
+ */
+export async function dependencyClosure(projectDir, name) {
+  const needed = new Set();
+  const visited = new Set();
+  const queue = [path.join(projectDir, "node_modules", name)];
+  while (queue.length > 0) {
+    const dir = queue.pop();
+    const manifest = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8"));
+    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+      const found = locatePackage(dir, dependency, projectDir);
+      if (found === undefined || visited.has(found)) continue;
+      visited.add(found);
+      needed.add(dependency);
+      queue.push(found);
+    }
+  }
+  return needed;
+}

@@ -17,9 +17,19 @@ export const RESOLUTION_MODES = [
   { moduleResolution: "bundler", module: "esnext" },
 ];
 
-/** `names` read through the module bound to `binding`, one expression each (bracketed: any name is fine). */
-function touches(binding, names) {
-  return names.map((name) => `  ${binding}[${JSON.stringify(name)}],`).join("\n");
+/**
+ * A source file that binds each entry point with `bind(specifier, binding)` and reads every name it
+ * exports through that binding (bracketed: any name is fine).
+ */
+function consumerSource(entries, bind) {
+  return [
+    ...entries.map(([specifier], index) => bind(JSON.stringify(specifier), `entry${index}`)),
+    "",
+    "export const touched = [",
+    ...entries.flatMap(([, names], index) => names.map((name) => `  entry${index}[${JSON.stringify(name)}],`)),
+    "];",
+    "",
+  ].join("\n");
 }
 
 /**
@@ -32,26 +42,16 @@ function touches(binding, names) {
 export async function writeTypeConsumer(dir, mode, exportNames) {
   await mkdir(dir, { recursive: true });
   const entries = Object.entries(exportNames);
-  const esm = [
-    ...entries.map(([specifier], index) => `import * as entry${index} from ${JSON.stringify(specifier)};`),
-    "",
-    "export const touched = [",
-    ...entries.map(([, names], index) => touches(`entry${index}`, names)),
-    "];",
-    "",
-  ].join("\n");
   const files = ["esm.ts"];
-  await writeFile(path.join(dir, "esm.ts"), esm);
+  await writeFile(
+    path.join(dir, "esm.ts"),
+    consumerSource(entries, (specifier, binding) => `import * as ${binding} from ${specifier};`),
+  );
   if (mode.cjs) {
-    const cjs = [
-      ...entries.map(([specifier], index) => `import entry${index} = require(${JSON.stringify(specifier)});`),
-      "",
-      "export const touched = [",
-      ...entries.map(([, names], index) => touches(`entry${index}`, names)),
-      "];",
-      "",
-    ].join("\n");
-    await writeFile(path.join(dir, "cjs.cts"), cjs);
+    await writeFile(
+      path.join(dir, "cjs.cts"),
+      consumerSource(entries, (specifier, binding) => `import ${binding} = require(${specifier});`),
+    );
     files.push("cjs.cts");
   }
   const compilerOptions = {
