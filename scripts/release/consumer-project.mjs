@@ -51,9 +51,10 @@ export async function packWorkspace(packages, destination) {
 
 /**
  * Makes a new npm project in `projectDir` and installs the tarballs into it with npm; third-party
- * dependencies come from the registry (the npm cache first).
+ * dependencies come from the registry (the npm cache first), and so do `extra` packages
+ * (`name@range`) a stranger would add beside them.
  */
-export async function installTarballs(projectDir, tarballs) {
+export async function installTarballs(projectDir, tarballs, extra = []) {
   const relative = path.relative(REPO_ROOT, projectDir);
   if (!relative.startsWith("..") && !path.isAbsolute(relative)) {
     throw new Error(`the consumer project ${projectDir} is inside the workspace ${REPO_ROOT}: set TMPDIR to a directory outside it`);
@@ -61,8 +62,48 @@ export async function installTarballs(projectDir, tarballs) {
   await mkdir(projectDir, { recursive: true });
   const manifest = { name: "codecall-pack-test-consumer", version: "1.0.0", private: true, type: "module" };
   await writeFile(path.join(projectDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...tarballs], {
+  await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...tarballs, ...extra], {
     cwd: projectDir,
     timeoutMs: 600_000,
   });
+}
+
+/** `name@range` of a root devDependency (`typescript` → `typescript@5.9.3`): the version this workspace builds with. */
+export async function workspaceDevDependency(name) {
+  const manifest = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
+  const range = manifest.devDependencies?.[name];
+  if (range === undefined) throw new Error(`${name} is not a devDependency of the workspace root`);
+  return `${name}@${range}`;
+}
+
+/** Where Node would find package `name` from `fromDir` (a package folder in `projectDir`): the nearest `node_modules/name` up to the project. */
+function locatePackage(fromDir, name, projectDir) {
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules", name);
+    if (existsSync(candidate)) return candidate;
+    if (dir === projectDir || dir === path.dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * The names of the packages installed in `projectDir` that package `name` needs: its dependencies
+ * and optional dependencies (not its peers), and theirs, as installed.
+ * @returns {Promise<Set<string>>}
+ */
+export async function dependencyClosure(projectDir, name) {
+  const needed = new Set();
+  const visited = new Set();
+  const queue = [path.join(projectDir, "node_modules", name)];
+  while (queue.length > 0) {
+    const dir = queue.pop();
+    const manifest = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8"));
+    for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+      const found = locatePackage(dir, dependency, projectDir);
+      if (found === undefined || visited.has(found)) continue;
+      visited.add(found);
+      needed.add(dependency);
+      queue.push(found);
+    }
+  }
+  return needed;
 }

@@ -4,12 +4,20 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { typesVersionsProblems } from "./entry-points.mjs";
 
 /** The repository every package points at. */
 export const REPOSITORY_URL = "https://github.com/codecall/codecall";
 
 /** Dependency fields whose ranges a consumer's npm resolves. */
 const PUBLISHED_DEPENDENCY_FIELDS = ["dependencies", "peerDependencies", "optionalDependencies"];
+
+/**
+ * The Node versions every package runs on: `require()` loads the ESM build only from Node 20.19 on
+ * the 20 line and from 22.12 on the 22 line (unflagged), and the conformance suite's peer vitest
+ * (through vite) needs the same. One range for all, as they are released together.
+ */
+export const NODE_ENGINES = "^20.19.0 || >=22.12.0";
 
 /** Packages that are applications or the base, not plugins: they may depend on core directly. */
 const NOT_PLUGINS = new Set(["@codecall/core", "codecall"]);
@@ -35,7 +43,7 @@ export function manifestProblems(manifest, dir) {
   expect(manifest.bugs?.url === `${REPOSITORY_URL}/issues`, `bugs.url must be ${REPOSITORY_URL}/issues`);
   expect(manifest.type === "module", `type must be "module"`);
   expect(manifest.sideEffects === false, "sideEffects must be false");
-  expect(typeof manifest.engines?.node === "string", "engines.node is missing");
+  expect(manifest.engines?.node === NODE_ENGINES, `engines.node is ${JSON.stringify(manifest.engines?.node)}, not "${NODE_ENGINES}"`);
   if (manifest.name.startsWith("@"))
     expect(manifest.publishConfig?.access === "public", `publishConfig.access must be "public" for a scoped package`);
   for (const field of PUBLISHED_DEPENDENCY_FIELDS) {
@@ -47,7 +55,7 @@ export function manifestProblems(manifest, dir) {
     expect(manifest.peerDependencies?.["@codecall/core"] !== undefined, "a plugin names @codecall/core in peerDependencies");
     expect(manifest.dependencies?.["@codecall/core"] === undefined, "a plugin must not bundle its own @codecall/core (dependencies)");
   }
-  problems.push(...exportsProblems(manifest.exports));
+  problems.push(...exportsProblems(manifest.exports), ...typesVersionsProblems(manifest));
   return problems;
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { REPO_ROOT } from "./consumer-project.mjs";
-import { fileProblems, manifestProblems, readmeLinkProblems, REPOSITORY_URL, workspaceManifestProblems } from "./package-checks.mjs";
+import { fileProblems, manifestProblems, NODE_ENGINES, readmeLinkProblems, REPOSITORY_URL, workspaceManifestProblems } from "./package-checks.mjs";
 
 /** A plugin manifest as it should be after `pnpm pack`. */
 function soundPlugin(overrides = {}) {
@@ -19,7 +19,7 @@ function soundPlugin(overrides = {}) {
     bugs: { url: `${REPOSITORY_URL}/issues` },
     type: "module",
     sideEffects: false,
-    engines: { node: ">=20" },
+    engines: { node: NODE_ENGINES },
     exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js", default: "./dist/index.js" }, "./package.json": "./package.json" },
     main: "./dist/index.js",
     types: "./dist/index.d.ts",
@@ -41,6 +41,19 @@ test("a workspace package without a prepack script is reported (an unbuilt pack 
 test("an entry point without a default condition is reported (require() fails on it)", () => {
   const manifest = soundPlugin({ exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } } });
   assert.deepEqual(manifestProblems(manifest, "packages/tools"), ['exports["."] has no "default" condition']);
+});
+
+test("a subpath entry point without a typesVersions mapping is reported (node10 resolution finds no types)", () => {
+  const kit = { types: "./dist/kit.d.ts", import: "./dist/kit.js", default: "./dist/kit.js" };
+  const manifest = soundPlugin({ exports: { ...soundPlugin().exports, "./kit": kit } });
+  assert.deepEqual(manifestProblems(manifest, "packages/tools"), [
+    'typesVersions["*"]["kit"] must list ./dist/kit.d.ts (TypeScript\'s node10 resolution ignores exports)',
+  ]);
+  assert.deepEqual(manifestProblems({ ...manifest, typesVersions: { "*": { kit: ["./dist/kit.d.ts"] } } }, "packages/tools"), []);
+});
+
+test("an engines range that admits a Node whose require() cannot load the ESM build is reported", () => {
+  assert.deepEqual(manifestProblems(soundPlugin({ engines: { node: ">=20" } }), "packages/tools"), [`engines.node is ">=20", not "${NODE_ENGINES}"`]);
 });
 
 test("a workspace: range, a missing repository and a bundled core are reported", () => {

@@ -912,6 +912,36 @@ print("TAIL-MARK")
     );
 
     it(
+      "spills into a fresh private directory each time, whatever a script did to the last one (removed it, put a file or a symlink there)",
+      async () => {
+        const directoryOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
+        const mode = async (path: string) => (await environment.executeOneshot(`stat -c %a ${path}`)).stdout.trim();
+        /** Runs `prelude`, then prints over the cap: the spill must land in a new 0700 directory, in a 0600 file. */
+        const spill = async (prelude: string) => {
+          const result = await run(`import os, shutil\n${prelude}\nprint("s" * 2000)`, { limits: { maxStdoutBytes: 100 } });
+          const path = result.stdoutSpillPath;
+          expect(result.output).toContain(`[the whole output is in ${path}: read it in parts]`);
+          expect([await mode(directoryOf(path!)), await mode(path!)]).toEqual(["700", "600"]);
+          return path!;
+        };
+        const bait = await environment.tempDir();
+        const removed = directoryOf(await spill(""));
+        const replacedByFile = directoryOf(await spill(`shutil.rmtree(${JSON.stringify(removed)})`));
+        const replacedByLink = directoryOf(
+          await spill(`shutil.rmtree(${JSON.stringify(replacedByFile)})\nopen(${JSON.stringify(replacedByFile)}, "w").close()`),
+        );
+        const last = directoryOf(
+          await spill(`shutil.rmtree(${JSON.stringify(replacedByLink)})\nos.symlink(${JSON.stringify(bait)}, ${JSON.stringify(replacedByLink)})`),
+        );
+        expect(new Set([removed, replacedByFile, replacedByLink, last]).size).toBe(4);
+        // Nothing was written where the planted symlink pointed.
+        expect((await environment.executeOneshot(`ls -A ${bait}`)).stdout).toBe("");
+        for (const path of [replacedByFile, replacedByLink, last, bait]) await environment.remove(path);
+      },
+      timeout,
+    );
+
+    it(
       "saves no more than spillBytes of stdout, and nothing with spillBytes 0",
       async () => {
         const script = 'import sys\nfor i in range(2000):\n    sys.stdout.write("line %05d\\n" % i)';

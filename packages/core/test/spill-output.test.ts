@@ -136,9 +136,18 @@ describe.each([
       const result = await spilled(environment, 10, 1000, [`run ${index} `.repeat(10)], { runId: `r${index}` });
       paths.push(result.spillPath!);
     }
-    // One directory for all of them.
-    expect(new Set(paths.map((path) => path.slice(0, path.lastIndexOf("/")))).size).toBe(1);
+    // Each in a fresh private directory of its own; the oldest three went with theirs.
+    const directories = paths.map((path) => path.slice(0, path.lastIndexOf("/")));
+    expect(new Set(directories).size).toBe(paths.length);
     expect([...environment.files.keys()].sort()).toEqual(paths.slice(3).sort());
+    expect(directories.filter((directory) => environment.dirs.has(directory))).toEqual(directories.slice(3));
+  });
+
+  it("removes the directory of a file it gives up", async () => {
+    const environment = memoryEnvironment({ writeFault: () => "fail" });
+    await spilled(environment, 100, 1000, ["z".repeat(500)]);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([...environment.dirs]).toEqual([]);
   });
 
   it("returns the output with a note when the environment fails the file", async () => {
@@ -269,6 +278,20 @@ describe("a spill streamed with openFileWriter", () => {
     const unspilled = await spilled(streamingEnvironment(), 1000, 0, chunks);
     expect(result.text).toContain("[the whole output could not be saved to a file: the environment did not answer within 50 ms]");
     expect(result.text.replace(/ \[the whole output could not[^\]]*\]/, "")).toBe(unspilled.text);
+  });
+
+  it("does not hold a short output over the cap for the whole timeout when the environment never opens the file", async () => {
+    // Nothing ever queues enough for the output's reader to wait, so only the end can notice the hang.
+    const hung = createMemoryPair(() => 0, { fileWriter: {}, writeFault: () => "hang" }).environment;
+    const result = await spilled(hung, 100, 1000, ["h".repeat(500)], { timeoutMs: 600_000, stallMs: 50 });
+    expect(result.text).toContain("[the whole output could not be saved to a file: the environment did not open the file within 50 ms]");
+  });
+
+  it("never touches the environment for output within the cap, even one that never opens a file", async () => {
+    const hung = createMemoryPair(() => 0, { fileWriter: {}, writeFault: () => "hang" }).environment;
+    const result = await spilled(hung, 100, 1000, ["short\n"], { timeoutMs: 600_000, stallMs: 600_000 });
+    expect(result).toEqual({ text: "short\n", truncated: false, totalBytes: 6, capturedBytes: 6, omittedBytes: 0 });
+    expect(hung.dirs.size).toBe(0);
   });
 
   it("notes a file that cannot be created, and writes nothing", async () => {

@@ -9,7 +9,10 @@
  * {@link SPILL_QUEUE_BYTES} queued, `ready()` asks the reader of the script's output to wait for the
  * file to catch up, but an environment that takes nothing for `stallMs` fails the file (the bytes
  * are dropped, the notice says why) and the output flows again. The script's output is never lost
- * to the file's sake: it is still captured, only the file gives up.
+ * to the file's sake: it is still captured, only the file gives up. Opening the file is one small
+ * request: once the stream has ended (`close()`), an environment that has not opened it within
+ * `stallMs` fails the file too, so a short output over the cap is not held up for the whole
+ * timeout by an environment that never answers.
  */
 import type { Environment } from "../environment.js";
 import { concatBytes } from "../files/concat-bytes.js";
@@ -23,16 +26,22 @@ export const SPILL_QUEUE_BYTES = SPILL_STAGING_BYTES / 2;
 /** Default longest time the environment may take no bytes while the output waits for it. */
 export const SPILL_STALL_MS = 2_000;
 
-/** A file opened for writing: where it is, and its stream. */
+/** A file opened for writing: where it is, what to remove to discard it, and its stream. */
 export interface OpenedFile {
   path: string;
+  /** The file's own directory (removing it removes the file). */
+  directory: string;
   stream: WritableStream<Uint8Array>;
 }
+
+/** Where a finished file is. */
+export type SavedFile = Omit<OpenedFile, "stream">;
 
 export class SpillFile {
   readonly #environment: Environment;
   readonly #stallMs: number;
-  readonly #opened: Promise<{ path: string; writer: WritableStreamDefaultWriter<Uint8Array> }>;
+  readonly #opened: Promise<SavedFile & { writer: WritableStreamDefaultWriter<Uint8Array> }>;
+  #isOpen = false;
   /** Bytes not yet handed to the environment: the staging buffer filling, then what did not fit in it. */
   #fill: Uint8Array = new Uint8Array(0);
   #fillLength = 0;
@@ -54,7 +63,10 @@ export class SpillFile {
     this.#environment = environment;
     this.#stallMs = stallMs;
     this.#failed = new Promise((resolve) => (this.#onFailed = resolve));
-    this.#opened = opening.then(({ path, stream }) => ({ path, writer: stream.getWriter() }));
+    this.#opened = opening.then(({ path, directory, stream }) => {
+      this.#isOpen = true;
+      return { path, directory, writer: stream.getWriter() };
+    });
     this.#flushed = this.#pump();
   }
 
@@ -87,24 +99,27 @@ export class SpillFile {
     return this.#room.promise;
   }
 
-  /** Resolves with the file's path once it is whole; rejects with what failed. */
-  async close(): Promise<string> {
-    const opened = await this.#unlessFailed(this.#opened);
+  /** Resolves with where the file is once it is whole; rejects with what failed. */
+  async close(): Promise<SavedFile> {
+    const openClock = this.#isOpen
+      ? undefined
+      : setTimeout(() => this.#fail(new Error(`the environment did not open the file within ${this.#stallMs} ms`)), this.#stallMs);
+    const opened = await this.#unlessFailed(this.#opened).finally(() => clearTimeout(openClock));
     await this.#unlessFailed(this.#flushed);
     if (this.#failure !== undefined) throw this.#failure;
     // Only a failure ends `#unlessFailed` early, and it is set by then.
     if (opened === undefined) throw new Error("the spill file failed");
     await opened.writer.close();
-    return opened.path;
+    return { path: opened.path, directory: opened.directory };
   }
 
   /** Stops writing and removes what was written, not waiting for the environment. */
   abandon(): void {
     this.#fail(new Error("abandoned"));
     this.#opened.then(
-      ({ path, writer }) => {
+      ({ directory, writer }) => {
         writer.abort().catch(() => {});
-        this.#environment.remove(path).catch(() => {});
+        this.#environment.remove(directory).catch(() => {});
       },
       () => {},
     );

@@ -3,11 +3,16 @@
  * in the environment, and the truncation notice names it, so the model can read it in parts with
  * its own tools on the next turn.
  *
- * Where: one private directory per environment (made with `tempDir()`, 0700, outside every run
- * dir so it outlives the run), one file per run (`<stream>-<runId>.txt`, 0600). Only the newest
- * {@link MAX_SPILL_FILES} files this host wrote to an environment are kept: writing one more removes
- * the oldest. The directory is not removed when the environment closes (a container takes it with
- * it; on the local host and over SSH it stays in the temp dir, holding at most that many files).
+ * Where: each file in a private directory of its own (`<tempDir>/<stream>-<runId>.txt`: the
+ * directory made with `tempDir()`, 0700, outside every run dir so it outlives the run; the file
+ * 0600). A fresh directory per file, not one reused, because the scripts run as the environment's
+ * user and may have removed the last one (writing would make it again with the default 0755),
+ * replaced it with a file (every later spill would fail) or with a symlink (the next file would land
+ * where the script pointed it): a directory `tempDir()` has just made under a new random name is one
+ * no script has had the chance to touch. Only the newest {@link MAX_SPILL_FILES} files this host
+ * wrote to an environment are kept: writing one more removes the oldest with its directory. They are
+ * not removed when the environment closes (a container takes them with it; on the local host and
+ * over SSH they stay in the temp dir, at most that many).
  *
  * The file holds the script's bytes as they were (binary-safe), except that secrets the result
  * would mask are masked in it too: the model must not read there what the result hid. A cut at
@@ -21,8 +26,9 @@
  *
  * Saving never fails or holds up the run for long: reading the script's output waits for a file
  * that fell behind only while the environment keeps taking bytes (see `spill-file.ts`), and an
- * environment that errors, stalls, or has not finished the file within {@link SPILL_TIMEOUT_MS} of
- * the script's end gives a note in the notice instead of a path (the partial file is removed).
+ * environment that errors, stalls, has not opened the file within `stallMs` of the script's end, or
+ * has not finished it within {@link SPILL_TIMEOUT_MS}, gives a note in the notice instead of a path
+ * (the partial file is removed). A stream within its cap never touches the environment.
  */
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
@@ -51,7 +57,10 @@ export interface SpillTarget {
   knownSecrets?: readonly string[];
   /** Longest wait for the file once the stream has ended (default {@link SPILL_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /** Longest time the environment may take no bytes while the output waits for it (default `SPILL_STALL_MS`, see `spill-file.ts`). */
+  /**
+   * Longest time the environment may take no bytes while the output waits for it, and may take to
+   * open the file once the stream has ended (default `SPILL_STALL_MS`, see `spill-file.ts`).
+   */
   stallMs?: number;
 }
 
@@ -122,8 +131,8 @@ export class OutputSpill {
     const timeoutMs = this.#options.timeoutMs ?? SPILL_TIMEOUT_MS;
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const path = await raceAbort(file.close(), signal);
-      await raceAbort(storeFor(this.#options.environment).keep(path), signal);
+      const { path, directory } = await raceAbort(file.close(), signal);
+      await raceAbort(storeFor(this.#options.environment).keep(directory), signal);
       return { path, keptBytes: segmenter.keptBytes };
     } catch (error) {
       file.abandon();
@@ -153,45 +162,37 @@ export async function finishCapture(capture: OutputCapture, spill: OutputSpill |
   return capture.finish(await spill?.finish(unavailable));
 }
 
-/** The spill files of one environment, oldest first. */
+/** The spill files of one environment, oldest first, each in a directory of its own. */
 class SpillStore {
   readonly #environment: Environment;
-  #directory: Promise<string> | undefined;
-  readonly #files: string[] = [];
+  /** The directories of the files kept, oldest first. */
+  readonly #directories: string[] = [];
 
   constructor(environment: Environment) {
     this.#environment = environment;
   }
 
-  /** Opens a new file of about `expectedBytes` in the spill directory: streamed where the environment can. */
+  /** Opens a new file of about `expectedBytes` in a new private directory: streamed where the environment can. */
   async open(name: string, expectedBytes: number): Promise<OpenedFile> {
-    const path = `${await this.#dir()}/${name}`;
+    const directory = await this.#environment.tempDir();
+    const path = `${directory}/${name}`;
     const options = { mode: 0o600 };
     const environment = this.#environment;
     const stream =
       environment.openFileWriter === undefined
         ? bufferedFileWriter(environment, path, options, expectedBytes)
-        : await environment.openFileWriter(path, options);
-    return { path, stream };
+        : await environment.openFileWriter(path, options).catch((error: unknown) => {
+            environment.remove(directory).catch(() => {});
+            throw error;
+          });
+    return { path, directory, stream };
   }
 
-  /** Counts a finished file in, removing the oldest past {@link MAX_SPILL_FILES}. */
-  async keep(path: string): Promise<void> {
-    this.#files.push(path);
-    const expired = this.#files.splice(0, Math.max(0, this.#files.length - MAX_SPILL_FILES));
+  /** Counts a finished file in, removing the oldest past {@link MAX_SPILL_FILES} (with their directories). */
+  async keep(directory: string): Promise<void> {
+    this.#directories.push(directory);
+    const expired = this.#directories.splice(0, Math.max(0, this.#directories.length - MAX_SPILL_FILES));
     await Promise.all(expired.map((old) => this.#environment.remove(old).catch(() => {})));
-  }
-
-  /** The environment's spill directory, made on first use (again after a failure). */
-  #dir(): Promise<string> {
-    if (this.#directory === undefined) {
-      const made = this.#environment.tempDir();
-      this.#directory = made;
-      made.catch(() => {
-        if (this.#directory === made) this.#directory = undefined;
-      });
-    }
-    return this.#directory;
   }
 }
 
