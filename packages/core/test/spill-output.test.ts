@@ -283,13 +283,13 @@ describe("a spill streamed with openFileWriter", () => {
   it("does not hold a short output over the cap for the whole timeout when the environment never opens the file", async () => {
     // Nothing ever queues enough for the output's reader to wait, so only the end can notice the hang.
     const hung = createMemoryPair(() => 0, { fileWriter: {}, writeFault: () => "hang" }).environment;
-    const result = await spilled(hung, 100, 1000, ["h".repeat(500)], { timeoutMs: 600_000, stallMs: 50 });
+    const result = await spilled(hung, 100, 1000, ["h".repeat(500)], { timeoutMs: 600_000, openMs: 50 });
     expect(result.text).toContain("[the whole output could not be saved to a file: the environment did not open the file within 50 ms]");
   });
 
   it("never touches the environment for output within the cap, even one that never opens a file", async () => {
     const hung = createMemoryPair(() => 0, { fileWriter: {}, writeFault: () => "hang" }).environment;
-    const result = await spilled(hung, 100, 1000, ["short\n"], { timeoutMs: 600_000, stallMs: 600_000 });
+    const result = await spilled(hung, 100, 1000, ["short\n"], { timeoutMs: 600_000, openMs: 600_000 });
     expect(result).toEqual({ text: "short\n", truncated: false, totalBytes: 6, capturedBytes: 6, omittedBytes: 0 });
     expect(hung.dirs.size).toBe(0);
   });

@@ -11,7 +11,7 @@
  * are dropped, the notice says why) and the output flows again. The script's output is never lost
  * to the file's sake: it is still captured, only the file gives up. Opening the file is one small
  * request: once the stream has ended (`close()`), an environment that has not opened it within
- * `stallMs` fails the file too, so a short output over the cap is not held up for the whole
+ * `openMs` fails the file too, so a short output over the cap is not held up for the whole
  * timeout by an environment that never answers.
  */
 import type { Environment } from "../environment.js";
@@ -25,6 +25,13 @@ export const SPILL_QUEUE_BYTES = SPILL_STAGING_BYTES / 2;
 
 /** Default longest time the environment may take no bytes while the output waits for it. */
 export const SPILL_STALL_MS = 2_000;
+
+/**
+ * Default longest wait, once the stream has ended, for an environment to open the file: one small
+ * request, but over a remote backend it queues behind the environment's other work (seconds on a
+ * loaded host), so more than a stall's bound.
+ */
+export const SPILL_OPEN_MS = 10_000;
 
 /** A file opened for writing: where it is, what to remove to discard it, and its stream. */
 export interface OpenedFile {
@@ -40,6 +47,7 @@ export type SavedFile = Omit<OpenedFile, "stream">;
 export class SpillFile {
   readonly #environment: Environment;
   readonly #stallMs: number;
+  readonly #openMs: number;
   readonly #opened: Promise<SavedFile & { writer: WritableStreamDefaultWriter<Uint8Array> }>;
   #isOpen = false;
   /** Bytes not yet handed to the environment: the staging buffer filling, then what did not fit in it. */
@@ -59,9 +67,10 @@ export class SpillFile {
   /** The wait `ready()` handed out, and what ends it. */
   #room: { promise: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> } | undefined;
 
-  constructor(environment: Environment, opening: Promise<OpenedFile>, stallMs = SPILL_STALL_MS) {
+  constructor(environment: Environment, opening: Promise<OpenedFile>, stallMs = SPILL_STALL_MS, openMs = SPILL_OPEN_MS) {
     this.#environment = environment;
     this.#stallMs = stallMs;
+    this.#openMs = openMs;
     this.#failed = new Promise((resolve) => (this.#onFailed = resolve));
     this.#opened = opening.then(({ path, directory, stream }) => {
       this.#isOpen = true;
@@ -103,7 +112,7 @@ export class SpillFile {
   async close(): Promise<SavedFile> {
     const openClock = this.#isOpen
       ? undefined
-      : setTimeout(() => this.#fail(new Error(`the environment did not open the file within ${this.#stallMs} ms`)), this.#stallMs);
+      : setTimeout(() => this.#fail(new Error(`the environment did not open the file within ${this.#openMs} ms`)), this.#openMs);
     const opened = await this.#unlessFailed(this.#opened).finally(() => clearTimeout(openClock));
     await this.#unlessFailed(this.#flushed);
     if (this.#failure !== undefined) throw this.#failure;

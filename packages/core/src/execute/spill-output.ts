@@ -26,7 +26,7 @@
  *
  * Saving never fails or holds up the run for long: reading the script's output waits for a file
  * that fell behind only while the environment keeps taking bytes (see `spill-file.ts`), and an
- * environment that errors, stalls, has not opened the file within `stallMs` of the script's end, or
+ * environment that errors, stalls, has not opened the file within `openMs` of the script's end, or
  * has not finished it within {@link SPILL_TIMEOUT_MS}, gives a note in the notice instead of a path
  * (the partial file is removed). A stream within its cap never touches the environment.
  */
@@ -57,11 +57,10 @@ export interface SpillTarget {
   knownSecrets?: readonly string[];
   /** Longest wait for the file once the stream has ended (default {@link SPILL_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /**
-   * Longest time the environment may take no bytes while the output waits for it, and may take to
-   * open the file once the stream has ended (default `SPILL_STALL_MS`, see `spill-file.ts`).
-   */
+  /** Longest time the environment may take no bytes while the output waits for it (default `SPILL_STALL_MS`, see `spill-file.ts`). */
   stallMs?: number;
+  /** Longest wait for the file to be opened once the stream has ended (default `SPILL_OPEN_MS`, see `spill-file.ts`). */
+  openMs?: number;
 }
 
 export interface SpillOptions extends SpillTarget {
@@ -147,7 +146,7 @@ export class OutputSpill {
   #start(): SpillSegmenter {
     const { environment, spillBytes, knownSecrets } = this.#options;
     const name = `${this.#options.stream ?? "stdout"}-${this.#options.runId ?? newRunId()}.txt`;
-    const file = new SpillFile(environment, storeFor(environment).open(name, spillBytes), this.#options.stallMs);
+    const file = new SpillFile(environment, storeFor(environment).open(name, spillBytes), this.#options.stallMs, this.#options.openMs);
     this.#file = file;
     this.#segmenter = new SpillSegmenter(spillBytes, knownSecrets, (bytes) => file.write(bytes));
     return this.#segmenter;
