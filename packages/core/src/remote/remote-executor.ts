@@ -301,8 +301,7 @@ export class RemoteProcess implements EnvironmentProcess {
     const settled = new Promise<ProcessExit>((resolve) => (settle = resolve));
     this.#giveUp = (graceMs) => {
       if (this.#exited) return;
-      const why = this.#timedOut ? "its time ran out" : "it was stopped";
-      const unconfirmed = `${backendId} reported no end of the command within ${seconds(graceMs + exitAfterKillMs)} of its kill (${why}); the host stopped waiting for it, and it may still be running there`;
+      const unconfirmed = `${backendId} reported no end of the command within ${seconds(graceMs + exitAfterKillMs)} of its kill; the host stopped waiting for it, and it may still be running there`;
       givenUp.abort(new CodecallError("ENVIRONMENT_FAILED", `${backendId}: the command was given up: ${unconfirmed}`));
       stdout.release();
       stderr.release();
