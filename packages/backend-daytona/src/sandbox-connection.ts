@@ -16,7 +16,7 @@ import {
 } from "./daytona-sdk.js";
 import { sdkFailure, statusOf } from "./daytona-errors.js";
 import type { ParsedDaytonaOptions } from "./daytona-options.js";
-import { LivenessWatch, type WatchedCommand } from "./liveness-watch.js";
+import { LivenessWatch } from "./liveness-watch.js";
 import { SessionExec, type SessionHost } from "./session-exec.js";
 import { SessionPool } from "./session-pool.js";
 
@@ -36,7 +36,7 @@ export interface Transfer {
   /** Aborted (with the reason) when the transfer must end: the sandbox was lost, or its `stalled` check failed it. */
   readonly lost: AbortSignal;
   /** Bytes moved: the transfer is not quiet. */
-  progress(): void;
+  readonly progress: () => void;
 }
 
 interface OpenSandbox {

@@ -318,9 +318,11 @@ export class FakeDaytona {
       const { stdout, stderr } = demultiplex(log);
       return send(response, 200, { output: strip(log).toString("utf8"), stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") });
     }
-    if (route === "/files/info" && method === "GET") return this.#fileInfo(response, new URL(request.url ?? "/", "http://fake").searchParams.get("path") ?? "");
+    if (route === "/files/info" && method === "GET")
+      return this.#fileInfo(response, new URL(request.url ?? "/", "http://fake").searchParams.get("path") ?? "");
     if (route === "/files/bulk-upload" && method === "POST") return this.#upload(request, response);
-    if (route === "/files/bulk-download" && method === "POST") return this.#download(sandbox, response, (await readJson(request)) as { paths: string[] });
+    if (route === "/files/bulk-download" && method === "POST")
+      return this.#download(sandbox, response, (await readJson(request)) as { paths: string[] });
     send(response, 404, { statusCode: 404, message: `no toolbox route ${method} ${route}` });
   }
 
@@ -605,7 +607,10 @@ function strip(log: Buffer): Buffer {
  */
 async function openForDownload(sandbox: FakeSandbox, file: string, fifo: boolean): Promise<Readable> {
   if (!fifo) return createReadStream(file);
-  const reader = spawn("cat", ["--", file], { env: { PATH: process.env.PATH, FAKE_DAYTONA_SANDBOX: sandbox.id }, stdio: ["ignore", "pipe", "ignore"] });
+  const reader = spawn("cat", ["--", file], {
+    env: { PATH: process.env.PATH, FAKE_DAYTONA_SANDBOX: sandbox.id },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise((resolve) => reader.stdout.once("readable", resolve).once("close", resolve));
   return reader.stdout;
 }

@@ -101,8 +101,7 @@ describeIntegration("ssh, agent off: a command whose exit report is withheld", s
     expect(await process.wait()).toEqual({
       exitCode: 137,
       signal: "SIGKILL",
-      unconfirmed:
-        "ssh reported no end of the command within 500 ms of its kill; the host stopped waiting for it, and it may still be running there",
+      unconfirmed: "ssh reported no end of the command within 500 ms of its kill; the host stopped waiting for it, and it may still be running there",
     });
     expect((await reader.read()).done).toBe(true);
     expect(withheldClosed).toBe(1);
