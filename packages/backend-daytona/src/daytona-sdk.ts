@@ -80,10 +80,20 @@ export interface SandboxProcess {
   sendSessionCommandInput(sessionId: string, commandId: string, data: string): Promise<void>;
 }
 
+/** What the toolbox says of a path (`os.Stat` in the daemon: links followed). */
+export interface SandboxFileInfo {
+  isDir: boolean;
+  /** Go's `FileMode.String()`: type letters, then the nine permission bits, e.g. `prw-r--r--` for a FIFO. */
+  mode: string;
+}
+
 export interface SandboxFiles {
-  uploadFile(file: Buffer, remotePath: string, timeout?: number): Promise<void>;
+  /** Aborting `signal` ends the upload; `onProgress` tells how much of `source` was sent. */
+  uploadFileStream(source: Buffer, remotePath: string, options?: { signal?: AbortSignal; onProgress?: () => void }): Promise<void>;
   /** Both SDK names take `{ signal }` (aborting ends the download); older typings declare only a timeout. */
   downloadFileStream(remotePath: string, options?: number | { signal?: AbortSignal }): Promise<Readable>;
+  /** Rejects with status 404 when nothing is at the path. */
+  getFileDetails(path: string): Promise<SandboxFileInfo>;
 }
 
 /** What this backend needs of the SDK module. */

@@ -16,7 +16,7 @@ import {
 } from "./daytona-sdk.js";
 import { sdkFailure, statusOf } from "./daytona-errors.js";
 import type { ParsedDaytonaOptions } from "./daytona-options.js";
-import { LivenessWatch, type WatchedCommand } from "./liveness-watch.js";
+import { LivenessWatch } from "./liveness-watch.js";
 import { SessionExec, type SessionHost } from "./session-exec.js";
 import { SessionPool } from "./session-pool.js";
 
@@ -30,6 +30,14 @@ const API_FAILURES_TOLERATED = 2;
 const HELPER_OUTPUT_BYTES = 64 * 1024;
 
 const log = debugLogger("backend");
+
+/** A file transfer under {@link SandboxConnection.watched}. */
+export interface Transfer {
+  /** Aborted (with the reason) when the transfer must end: the sandbox was lost, or its `stalled` check failed it. */
+  readonly lost: AbortSignal;
+  /** Bytes moved: the transfer is not quiet. */
+  readonly progress: () => void;
+}
 
 interface OpenSandbox {
   readonly client: DaytonaClient;
@@ -75,21 +83,35 @@ export class SandboxConnection {
   /**
    * Runs an SDK call of this sandbox's toolbox that is no command (a file transfer) under the
    * liveness watch: a sandbox that goes away fails it with the reason — its request may never
-   * end — and a sandbox known to be gone refuses it at once. `lost` aborts with that reason.
+   * end — and a sandbox known to be gone refuses it at once. The transfer's `lost` aborts with
+   * that reason. A transfer that moved nothing for a few liveness intervals while the sandbox is up
+   * is asked about with `stalled` (e.g. a FIFO took the path's place, so the daemon's open of it
+   * waits for ever): an error it answers fails the transfer the same way.
    */
-  async watched<T>(call: (sandbox: DaytonaSandbox, lost: AbortSignal) => Promise<T>): Promise<T> {
+  async watched<T>(
+    call: (sandbox: DaytonaSandbox, transfer: Transfer) => Promise<T>,
+    stalled?: (sandbox: DaytonaSandbox) => Promise<CodecallError | undefined>,
+  ): Promise<T> {
     const { sandbox, host } = await this.ready();
     if (this.#gone) throw this.#gone;
     const lost = new AbortController();
-    const transfer: WatchedCommand = { lastActivity: performance.now(), lost: (error) => lost.abort(error), poke: async () => {} };
+    const watchedTransfer = {
+      lastActivity: performance.now(),
+      lost: (error: CodecallError) => lost.abort(error),
+      poke: async () => {
+        const problem = await stalled?.(sandbox).catch(() => undefined);
+        if (problem) lost.abort(problem);
+      },
+    };
     const gone = new Promise<never>((_resolve, reject) =>
       lost.signal.addEventListener("abort", () => reject(lost.signal.reason as Error), { once: true }),
     );
-    host.watch.add(transfer);
+    const transfer: Transfer = { lost: lost.signal, progress: () => (watchedTransfer.lastActivity = performance.now()) };
+    host.watch.add(watchedTransfer);
     try {
-      return await Promise.race([call(sandbox, lost.signal), gone]);
+      return await Promise.race([call(sandbox, transfer), gone]);
     } finally {
-      host.watch.delete(transfer);
+      host.watch.delete(watchedTransfer);
     }
   }
 

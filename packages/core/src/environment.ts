@@ -58,6 +58,8 @@ export interface ExecResult {
   signal?: string;
   /** Set when `maxOutputBytes` cut stdout or stderr. */
   truncated?: boolean;
+  /** Set when the command was killed and the environment never reported its end (see {@link ProcessExit.unconfirmed}). */
+  unconfirmed?: string;
 }
 
 /** Options of `spawn`. */
@@ -91,6 +93,12 @@ export interface ProcessExit {
   /** The exit code; `128 + n` when the process died of signal `n` (shell convention). */
   exitCode: number;
   signal?: string;
+  /**
+   * Set when the environment never reported the end of a command it was told to kill (timeout,
+   * abort, close): why the host settled it without that report. `exitCode` and `signal` are then
+   * what the kill meant (137, SIGKILL), not a report, and the command may still run there.
+   */
+  unconfirmed?: string;
 }
 
 /** Options of {@link EnvironmentProcess.kill}. */

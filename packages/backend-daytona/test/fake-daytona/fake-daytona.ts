@@ -9,7 +9,9 @@
  *   `suppressInputEcho`), the log as labelled lines, sync commands answered after a 50 ms poll of
  *   the exit file, the log WebSocket sending the file in 1 KiB messages polled every 20 ms and
  *   closed only after a second of quiet once the exit code is there;
- * - files: multipart bulk upload (busboy) and bulk download (file or error parts).
+ * - files: multipart bulk upload (busboy; a temp file renamed over the path, as the daemon does
+ *   now), bulk download (file or error parts; the path opened as the daemon opens it, so a FIFO
+ *   there holds the download until a writer comes) and file info (`os.Stat`, Go's mode string).
  *
  * Knobs let tests break it the ways a real service breaks: a refused key, a sandbox that fails to
  * start, a sandbox deleted under running commands (its requests left hanging, as behind a proxy),
@@ -18,9 +20,11 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { open, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { Readable } from "node:stream";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import busboy from "busboy";
@@ -85,6 +89,11 @@ export class FakeDaytona {
    * reached the command (the worst case: the command got it, the caller cannot know).
    */
   dropInputWhen: ((data: string) => boolean) | undefined;
+  /**
+   * Called once a file-info request has looked at its path and before it answers: lets a test
+   * change the path in between (a script that swaps in a FIFO after a tool checked the path).
+   */
+  onFileInfo: ((path: string) => void | Promise<void>) | undefined;
   readonly #shell: string;
   /** PATH of session commands. */
   readonly #path: string | undefined;
@@ -309,8 +318,11 @@ export class FakeDaytona {
       const { stdout, stderr } = demultiplex(log);
       return send(response, 200, { output: strip(log).toString("utf8"), stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") });
     }
+    if (route === "/files/info" && method === "GET")
+      return this.#fileInfo(response, new URL(request.url ?? "/", "http://fake").searchParams.get("path") ?? "");
     if (route === "/files/bulk-upload" && method === "POST") return this.#upload(request, response);
-    if (route === "/files/bulk-download" && method === "POST") return this.#download(response, (await readJson(request)) as { paths: string[] });
+    if (route === "/files/bulk-download" && method === "POST")
+      return this.#download(sandbox, response, (await readJson(request)) as { paths: string[] });
     send(response, 404, { statusCode: 404, message: `no toolbox route ${method} ${route}` });
   }
 
@@ -427,9 +439,31 @@ export class FakeDaytona {
     send(response, 200, { files: [...destinations.values()].map((file) => ({ path: file })) });
   }
 
-  async #download(response: ServerResponse, body: { paths: string[] }): Promise<void> {
+  /** The daemon's `GET /files/info`: `os.Stat` (links followed), 404 when nothing is there, the mode as Go prints it. */
+  async #fileInfo(response: ServerResponse, file: string): Promise<void> {
+    if (!file) return send(response, 400, { statusCode: 400, message: "path is required" });
+    const found = await stat(file).catch((error: NodeJS.ErrnoException) => error);
+    if (found instanceof Error) {
+      const status = found.code === "ENOENT" || found.code === "ENOTDIR" ? 404 : found.code === "EACCES" ? 403 : 400;
+      return send(response, status, { statusCode: status, message: found.message });
+    }
+    await this.onFileInfo?.(file);
+    send(response, 200, {
+      name: path.basename(file),
+      size: found.size,
+      mode: goFileMode(found),
+      modTime: found.mtime.toISOString(),
+      isDir: found.isDirectory(),
+      owner: String(found.uid),
+      group: String(found.gid),
+      permissions: (found.mode & 0o7777).toString(8).padStart(4, "0"),
+    });
+  }
+
+  async #download(sandbox: FakeSandbox, response: ServerResponse, body: { paths: string[] }): Promise<void> {
     const boundary = "DAYTONA-FILE-BOUNDARY";
-    response.writeHead(200, { "content-type": `multipart/form-data; boundary=${boundary}` });
+    // Like the daemon's, the answer's head leaves with its first part: nothing is sent while an open waits.
+    response.setHeader("content-type", `multipart/form-data; boundary=${boundary}`);
     for (const file of body.paths) {
       const found = await stat(file).catch(() => undefined);
       if (!found || found.isDirectory()) {
@@ -437,10 +471,12 @@ export class FakeDaytona {
         response.write(`file not found or invalid: ${file}\r\n`);
         continue;
       }
+      const source = await openForDownload(sandbox, file, found.isFIFO());
+      if (response.destroyed) return void source.destroy();
       // Streamed as the daemon does (io.Copy): a device that never ends streams until the client hangs up.
       response.write(part(boundary, "file", file, "application/octet-stream"));
-      for await (const chunk of createReadStream(file)) {
-        if (response.destroyed) return;
+      for await (const chunk of source) {
+        if (response.destroyed) return void source.destroy();
         if (!response.write(chunk)) await new Promise((resolve) => response.once("drain", resolve).once("close", resolve));
       }
       response.write("\r\n");
@@ -560,6 +596,41 @@ function demultiplex(log: Buffer): { stdout: Buffer; stderr: Buffer } {
 function strip(log: Buffer): Buffer {
   const { stdout, stderr } = demultiplex(log);
   return Buffer.concat([stdout, stderr]);
+}
+
+/**
+ * The file opened as the daemon's `os.Open` opens it. A FIFO's open waits for a writer, for ever
+ * if none comes, and a Go handler blocked there is never woken by its client leaving: a `cat` of
+ * the sandbox (so its deletion ends it) does that open here, so the fake's own thread pool is never
+ * held. Resolves once the file is open (its first bytes or its end), as the daemon writes a part's
+ * head only then.
+ */
+async function openForDownload(sandbox: FakeSandbox, file: string, fifo: boolean): Promise<Readable> {
+  if (!fifo) return createReadStream(file);
+  const reader = spawn("cat", ["--", file], {
+    env: { PATH: process.env.PATH, FAKE_DAYTONA_SANDBOX: sandbox.id },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  await new Promise((resolve) => reader.stdout.once("readable", resolve).once("close", resolve));
+  return reader.stdout;
+}
+
+/** A mode as Go's `FileMode.String()` prints it: type letters (`-` for none), then rwx bits. */
+function goFileMode(found: Stats): string {
+  const type = found.isDirectory()
+    ? "d"
+    : found.isFIFO()
+      ? "p"
+      : found.isSocket()
+        ? "S"
+        : found.isCharacterDevice()
+          ? "Dc"
+          : found.isBlockDevice()
+            ? "D"
+            : "";
+  const special = `${found.mode & 0o4000 ? "u" : ""}${found.mode & 0o2000 ? "g" : ""}${found.mode & 0o1000 ? "t" : ""}`;
+  const bits = [...("rwxrwxrwx" as string)].map((letter, index) => (found.mode & (0o400 >> index) ? letter : "-")).join("");
+  return `${type}${special}` === "" ? `-${bits}` : `${type}${special}${bits}`;
 }
 
 function part(boundary: string, name: string, filename: string, contentType: string): string {

@@ -133,13 +133,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/**
- * Kills a whole sshd like a crash would: the listener and every per-connection sshd process
- * under it, with SIGKILL. Returns the pids of the other processes under it (the commands the
- * sessions ran, now orphaned), so the caller can clean them up.
- */
-export async function crashServer(pidFile: string): Promise<number[]> {
-  const master = Number((await readFile(pidFile, "utf8")).trim());
+/** The processes of a running sshd: its listener, the per-connection sshd processes under it, and the rest under it (what the sessions run). */
+export async function serverTree(pidFile: string): Promise<{ listener: number; sessions: number[]; commands: number[] }> {
+  const listener = Number((await readFile(pidFile, "utf8")).trim());
   const parents = new Map<number, number>();
   const names = new Map<number, string>();
   for (const entry of await readdir("/proc")) {
@@ -152,10 +148,24 @@ export async function crashServer(pidFile: string): Promise<number[]> {
     }
   }
   const under = (pid: number): boolean => {
-    for (let current = parents.get(pid); current !== undefined && current > 1; current = parents.get(current)) if (current === master) return true;
+    for (let current = parents.get(pid); current !== undefined && current > 1; current = parents.get(current)) if (current === listener) return true;
     return false;
   };
   const tree = [...parents.keys()].filter(under);
-  for (const pid of [master, ...tree.filter((pid) => names.get(pid)!.startsWith("sshd"))]) killQuietly(pid, "SIGKILL");
-  return tree.filter((pid) => !names.get(pid)!.startsWith("sshd"));
+  return {
+    listener,
+    sessions: tree.filter((pid) => names.get(pid)!.startsWith("sshd")),
+    commands: tree.filter((pid) => !names.get(pid)!.startsWith("sshd")),
+  };
+}
+
+/**
+ * Kills a whole sshd like a crash would: the listener and every per-connection sshd process
+ * under it, with SIGKILL. Returns the pids of the other processes under it (the commands the
+ * sessions ran, now orphaned), so the caller can clean them up.
+ */
+export async function crashServer(pidFile: string): Promise<number[]> {
+  const { listener, sessions, commands } = await serverTree(pidFile);
+  for (const pid of [listener, ...sessions]) killQuietly(pid, "SIGKILL");
+  return commands;
 }

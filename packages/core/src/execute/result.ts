@@ -89,11 +89,14 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
   } else if (run.reason === "timeout") {
     status = "timeout";
     error = input.timeoutMessage ?? `Script timed out after ${formatSeconds(input.timeoutMs)} and was killed.`;
+    if (run.exit.unconfirmed !== undefined) error += ` But ${run.exit.unconfirmed}.`;
     output = appendNotice(withStderr, `⏰ ${error}`);
   } else if (run.reason === "interrupted") {
     status = "interrupted";
     error = `Script was interrupted${run.interruptReason ? `: ${run.interruptReason}` : ""}`;
-    output = appendNotice(stdout, `[execution interrupted${run.interruptReason ? ` — ${run.interruptReason}` : ""}]`);
+    const unconfirmed = run.exit.unconfirmed === undefined ? "" : ` — but ${run.exit.unconfirmed}`;
+    error += unconfirmed;
+    output = appendNotice(stdout, `[execution interrupted${run.interruptReason ? ` — ${run.interruptReason}` : ""}${unconfirmed}]`);
   } else if (run.exit.exitCode === 0) {
     status = "success";
     output = stdout;

@@ -152,5 +152,6 @@ export function toExecResult(collected: CollectedProcess, timedOut: boolean): Ex
   };
   if (collected.exit.signal) result.signal = collected.exit.signal;
   if (collected.stdout.truncated || collected.stderr.truncated) result.truncated = true;
+  if (collected.exit.unconfirmed !== undefined) result.unconfirmed = collected.exit.unconfirmed;
   return result;
 }

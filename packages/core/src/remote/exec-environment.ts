@@ -58,6 +58,14 @@ export interface ExecEnvironmentOptions {
    * (default 30 s) — what waited on it then fails with the reason instead of waiting forever.
    */
   agentWatch?: AgentWatchOptions;
+  /**
+   * Plain execs (no agent): how long after a kill — timeout, abort, close — and past its grace a
+   * command's exit is waited for. A backend that reports none by then (a frozen server, an exec API
+   * that lost the command) does not hold the host: the command is settled as killed, its exit and
+   * result saying so (`unconfirmed`), and its streams and channel are released. Default 35 s,
+   * longer than the kill retries and the in-environment timeout take.
+   */
+  exitAfterKillMs?: number;
   /** Where `tempDir()` creates directories (default: `$TMPDIR`, else `/tmp`, inside the environment). */
   tempRoot?: string;
   /**
@@ -95,7 +103,12 @@ export class ExecEnvironment implements Environment {
       this.#assertOpen();
       return options.start(exec);
     };
-    const executor = new RemoteExecutor({ start, backendId: options.backendId, log: commandLog });
+    const executor = new RemoteExecutor({
+      start,
+      backendId: options.backendId,
+      log: commandLog,
+      ...(options.exitAfterKillMs === undefined ? {} : { exitAfterKillMs: options.exitAfterKillMs }),
+    });
     this.#plain = new ExecOperations(executor, options.files);
     const useAgent = options.agent === true && options.capabilities.streamingStdio;
     this.#agent = useAgent

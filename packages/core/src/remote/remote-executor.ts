@@ -13,6 +13,8 @@ import { CodecallError, errorMessage } from "../errors.js";
 import { newRunId } from "../ids.js";
 import { collectProcess, toExecResult } from "../process/collect.js";
 import { LiveProcesses } from "../process/live-processes.js";
+import { releasableStream } from "../process/releasable-stream.js";
+import { raceAbort } from "../timers/race-abort.js";
 import { shellQuote } from "../text/shell-quote.js";
 import { CommandLog } from "./command-log.js";
 import {
@@ -63,6 +65,8 @@ export interface RemoteExecutorOptions {
   backendId: string;
   /** Where its commands' debug lines go (shared with the environment agent's, for one numbering). */
   log?: CommandLog;
+  /** See {@link ExecEnvironmentOptions.exitAfterKillMs}. */
+  exitAfterKillMs?: number;
 }
 
 /**
@@ -81,6 +85,13 @@ const BACKSTOP_MARGIN_MS = 5_000;
 /** Pause between attempts to start a kill that failed. */
 const KILL_RETRY_PAUSE_MS = 250;
 
+/**
+ * How long after a kill (past its grace) a command's exit is waited for before it is settled
+ * without one: longer than the kill retries and the in-environment backstop take, so a command
+ * those end still reports its real exit.
+ */
+export const DEFAULT_EXIT_AFTER_KILL_MS = KILL_RETRY_WINDOW_MS + BACKSTOP_MARGIN_MS;
+
 const log = debugLogger("backend");
 
 export class RemoteExecutor {
@@ -89,11 +100,13 @@ export class RemoteExecutor {
   readonly #live = new LiveProcesses<RemoteProcess>();
   #stateDir: Promise<string> | undefined;
   readonly #log: CommandLog;
+  readonly #exitAfterKillMs: number;
 
   constructor(options: RemoteExecutorOptions) {
     this.#start = options.start;
     this.#backendId = options.backendId;
     this.#log = options.log ?? new CommandLog(options.backendId);
+    this.#exitAfterKillMs = options.exitAfterKillMs ?? DEFAULT_EXIT_AFTER_KILL_MS;
   }
 
   /** Runs a command to completion (see `Environment.execute`). */
@@ -143,7 +156,7 @@ export class RemoteExecutor {
       logged.note(() => `killing its process tree (grace ${graceMs} ms)`);
       return this.#kill(pidFile, channel, graceMs, backstopAt);
     };
-    const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId, options.timeoutMs);
+    const process = new RemoteProcess(channel, wrapped.stdinPrefix, killTree, this.#backendId, options.timeoutMs, this.#exitAfterKillMs);
     await process.ready.catch((error: unknown) => {
       // The wrapper waits for its header before it starts anything: release the channel, say why.
       channel.close();
@@ -152,6 +165,10 @@ export class RemoteExecutor {
       });
     });
     logged.track(process.wait());
+    void process.wait().then(
+      (exit) => exit.unconfirmed !== undefined && logged.note(() => exit.unconfirmed!),
+      () => {},
+    );
     return this.#live.add(process, options);
   }
 
@@ -217,7 +234,14 @@ export class RemoteExecutor {
   }
 }
 
-/** A command started through a {@link RemoteExecutor}. */
+/**
+ * A command started through a {@link RemoteExecutor}. Its exit is the backend's report, with one
+ * bound: once the command was told to die (timeout, abort, close), a backend that reports no exit
+ * within the kill's grace plus `exitAfterKillMs` (a frozen server, an exec API that lost the
+ * command) does not hold the host. The command is then settled as killed, its exit saying why
+ * ({@link ProcessExit.unconfirmed}), its output streams ended, pending input refused and its
+ * channel released.
+ */
 export class RemoteProcess implements EnvironmentProcess {
   readonly stdin: WritableStream<Uint8Array>;
   readonly stdout: ReadableStream<Uint8Array>;
@@ -226,25 +250,40 @@ export class RemoteProcess implements EnvironmentProcess {
   readonly ready: Promise<void>;
   readonly #exit: Promise<ProcessExit>;
   readonly #killTree: (graceMs: number) => Promise<void>;
+  readonly #exitAfterKillMs: number;
+  /** Settles the command without the backend's report. */
+  readonly #giveUp: (graceMs: number) => void;
   #exited = false;
   #timedOut = false;
   #killing: Promise<void> | undefined;
+  #bound: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(channel: ExecChannel, stdinPrefix: string, killTree: (graceMs: number) => Promise<void>, backendId: string, timeoutMs?: number) {
+  constructor(
+    channel: ExecChannel,
+    stdinPrefix: string,
+    killTree: (graceMs: number) => Promise<void>,
+    backendId: string,
+    timeoutMs?: number,
+    exitAfterKillMs = DEFAULT_EXIT_AFTER_KILL_MS,
+  ) {
     this.#killTree = killTree;
+    this.#exitAfterKillMs = exitAfterKillMs;
     const started = performance.now();
-    this.stdout = channel.stdout;
-    this.stderr = channel.stderr;
+    const stdout = releasableStream(channel.stdout);
+    const stderr = releasableStream(channel.stderr);
+    this.stdout = stdout.stream;
+    this.stderr = stderr.stream;
+    const givenUp = new AbortController();
     const writer = channel.stdin.getWriter();
     this.ready = writer.write(new TextEncoder().encode(stdinPrefix));
     this.stdin = new WritableStream<Uint8Array>({
-      write: (chunk) => writer.write(chunk),
-      close: () => writer.close(),
+      // A write the backend never takes must not outlive the command.
+      write: (chunk) => raceAbort(writer.write(chunk), givenUp.signal),
+      close: () => raceAbort(writer.close(), givenUp.signal),
       abort: (reason) => writer.abort(reason),
     });
-    this.#exit = channel.exit.then(
+    const reported = channel.exit.then(
       (exit) => {
-        this.#exited = true;
         // The in-environment timeout can end the command before the host's timer fires (a busy
         // host, a timer late by the few ms the wrapper started after it): its exit status after its
         // deadline means the same as the host's expiry.
@@ -254,11 +293,25 @@ export class RemoteProcess implements EnvironmentProcess {
         return exit;
       },
       (error: unknown) => {
-        this.#exited = true;
         channel.close();
         throw new CodecallError("ENVIRONMENT_FAILED", `The ${backendId} environment lost the command: ${errorMessage(error)}`, { cause: error });
       },
     );
+    let settle!: (exit: ProcessExit) => void;
+    const settled = new Promise<ProcessExit>((resolve) => (settle = resolve));
+    this.#giveUp = (graceMs) => {
+      if (this.#exited) return;
+      const unconfirmed = `${backendId} reported no end of the command within ${seconds(graceMs + exitAfterKillMs)} of its kill; the host stopped waiting for it, and it may still be running there`;
+      givenUp.abort(new CodecallError("ENVIRONMENT_FAILED", `${backendId}: the command was given up: ${unconfirmed}`));
+      stdout.release();
+      stderr.release();
+      channel.close();
+      settle({ exitCode: KILLED_EXIT_CODE, signal: "SIGKILL", unconfirmed });
+    };
+    this.#exit = Promise.race([reported, settled]).finally(() => {
+      this.#exited = true;
+      clearTimeout(this.#bound);
+    });
     // A rejection nobody awaits yet must not crash the host.
     this.#exit.catch(() => {});
   }
@@ -280,11 +333,28 @@ export class RemoteProcess implements EnvironmentProcess {
     return this.kill({ graceMs });
   }
 
+  /** Settles once the kill was carried out or the command ended, reported or given up (so never later than the bound). */
   kill(options: KillOptions = {}): Promise<void> {
     if (this.#exited) return Promise.resolve();
-    this.#killing ??= this.#killTree(options.graceMs ?? 0);
-    return this.#killing;
+    const graceMs = options.graceMs ?? 0;
+    if (this.#bound === undefined) {
+      this.#bound = setTimeout(() => this.#giveUp(graceMs), graceMs + this.#exitAfterKillMs);
+      (this.#bound as { unref?: () => void }).unref?.();
+    }
+    this.#killing ??= this.#killTree(graceMs);
+    const ended = this.#exit.then(
+      () => {},
+      () => {},
+    );
+    return Promise.race([this.#killing, ended]);
   }
+}
+
+/** The exit code of a command settled as killed without its report: SIGKILL's, by the shell convention. */
+const KILLED_EXIT_CODE = 128 + 9;
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
 /** A shell snippet as both an argv and a command line. */
