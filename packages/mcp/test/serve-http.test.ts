@@ -113,6 +113,20 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     await waitFor(() => !processAlive(pid), `script process ${pid} gone`);
   });
 
+  it("answers a body that is not JSON with JSON-RPC's Parse error", async () => {
+    const response = await fetch(serving.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "garbage{",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error: /) },
+    });
+  });
+
   it("refuses a request whose Host names another host (DNS rebinding) and a foreign Origin", async () => {
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
