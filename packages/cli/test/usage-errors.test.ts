@@ -23,6 +23,22 @@ describe("codecall usage errors", () => {
     expect(result).toMatchObject({ code: 1, stdout: "", stderr: "codecall: Script not found: /nonexistent/script.py\n" });
   });
 
+  it("refuses a script that is not UTF-8 instead of running other text (U+FFFD) in its place", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-latin1-"));
+    try {
+      const file = path.join(dir, "latin1.py");
+      // Latin-1 é: a byte UTF-8 cannot decode.
+      await writeFile(file, Buffer.from('# -*- coding: latin-1 -*-\nprint("caf\xe9")\n', "latin1"));
+      const result = await runCli(["run", file]);
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(
+        `codecall: The script ${file} is not UTF-8 text; codecall runs scripts as UTF-8. Convert it first, e.g. iconv -f latin1 -t utf-8 (and drop a coding: line that names another encoding).\n`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   // An unknown name or a plugin that is not installed is a bad command line (exit 2, as the
   // READMEs and --help say), not a failed run (1).
   it("lists the backends when one is unknown", async () => {
