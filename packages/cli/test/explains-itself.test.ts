@@ -55,7 +55,11 @@ describe("codecall tools and codecall stub", () => {
     const json = await runCli(["tools", "--json", "--allow-tools", "read_file,patch"], { cwd: dir });
     expect((JSON.parse(json.stdout) as { name: string }[]).map((tool) => tool.name)).toEqual(["read_file", "patch"]);
     const typo = await runCli(["tools", "--allow-tools", "red_file"], { cwd: dir });
-    expect(typo).toMatchObject({ code: 2, stderr: "codecall: --allow-tools names red_file, which no tool has. Did you mean read_file?\n" });
+    expect(typo).toMatchObject({
+      code: 2,
+      stderr:
+        "codecall: --allow-tools names unknown tools: red_file (did you mean read_file?). Tools: patch, read_file, search_files, terminal, write_file\n",
+    });
   });
 
   it("prints the generated module, which Python compiles", async () => {

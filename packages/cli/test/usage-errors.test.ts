@@ -39,6 +39,23 @@ describe("codecall usage errors", () => {
     }
   });
 
+  it.each([
+    [
+      ["--allow-tools", "read_file,raed_file"],
+      "--allow-tools names unknown tools: raed_file (did you mean read_file?). Tools: patch, read_file, search_files, terminal, write_file",
+    ],
+    [["--cwd", ""], "--cwd wants a directory, got an empty string"],
+    [["--interpreter", " "], "--interpreter wants a Python command, got an empty string"],
+    [
+      ["--env-passthrough", "API_KEY=x"],
+      '--env-passthrough wants a variable name (letters, digits and _, not starting with a digit), got "API_KEY=x"',
+    ],
+    [["--env-passthrough", ""], '--env-passthrough wants a variable name (letters, digits and _, not starting with a digit), got ""'],
+  ])("refuses %j, which would otherwise mean nothing without a word", async (flags, message) => {
+    const result = await runCli(["run", "-", ...flags], { stdin: "print(1)" });
+    expect(result).toMatchObject({ code: 2, stdout: "", stderr: `codecall: ${message}\n` });
+  });
+
   // An unknown name or a plugin that is not installed is a bad command line (exit 2, as the
   // READMEs and --help say), not a failed run (1).
   it("lists the backends when one is unknown", async () => {
