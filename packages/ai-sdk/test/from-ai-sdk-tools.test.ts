@@ -236,7 +236,7 @@ describe("execute", () => {
       }),
     });
     const controller = new AbortController();
-    const call = endless!.execute({}, context(controller.signal)).then(
+    const call: Promise<string> = Promise.resolve(endless!.execute({}, context(controller.signal))).then(
       () => "resolved",
       () => "rejected",
     );

@@ -21,15 +21,16 @@ describe("serveStdio and lines that are not JSON-RPC messages", () => {
     const next = async () => JSON.parse(((await answers.next()).value as string) ?? "null") as Record<string, unknown>;
     const send = (line: string) => stdin.write(`${line}\n`);
 
+    const expectError = async (code: number, says: string) => {
+      const answer = (await next()) as { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown; message?: string } };
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code } });
+      expect(answer.error?.message).toContain(says);
+    };
     send("garbage{");
-    expect(await next()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringContaining("not JSON") } });
+    await expectError(-32700, "not JSON");
     for (const line of ["[]", "42", '{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}', '{"jsonrpc":"1.0","id":3,"method":"ping"}']) {
       send(line);
-      expect(await next()).toMatchObject({
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: -32600, message: expect.stringContaining("not a JSON-RPC 2.0 message") },
-      });
+      await expectError(-32600, "not a JSON-RPC 2.0 message");
     }
     send('{"jsonrpc":"2.0","id":7,"method":"ping"}');
     expect(await next()).toEqual({ jsonrpc: "2.0", id: 7, result: {} });

@@ -65,7 +65,8 @@ export function prepareRun(options: ExecuteCodeOptions): PreparedRun {
  */
 export function noCodeReason(code: unknown): string | undefined {
   if (code === undefined || code === null || (typeof code === "string" && code.trim() === "")) return "No code provided.";
-  if (typeof code !== "string") return `No code to run: code must be a string of Python source, got ${Array.isArray(code) ? "a list" : `a ${typeof code}`}.`;
+  if (typeof code !== "string")
+    return `No code to run: code must be a string of Python source, got ${Array.isArray(code) ? "a list" : `a ${typeof code}`}.`;
   return undefined;
 }
 
