@@ -126,7 +126,7 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
       parsed.delete(args);
       const value = await outcome;
       const output: unknown = await run(value, { ...callOptions(context), abortSignal: context.signal });
-      return isAsyncIterable(output) ? lastValue(output) : output;
+      return isAsyncIterable(output) ? lastValue(output, context.signal) : output;
     },
   };
 }
@@ -150,8 +150,16 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
-async function lastValue(values: AsyncIterable<unknown>): Promise<unknown> {
+/**
+ * The last value of `values`. A cancelled call (the run ended, timed out or was interrupted) stops
+ * pulling: the loop's exit returns the generator, so its `finally` blocks run and one that would
+ * yield for ever ends instead of running on in the host after its run.
+ */
+async function lastValue(values: AsyncIterable<unknown>, signal: AbortSignal): Promise<unknown> {
   let last: unknown;
-  for await (const value of values) last = value;
+  for await (const value of values) {
+    signal.throwIfAborted();
+    last = value;
+  }
   return last;
 }

@@ -215,6 +215,42 @@ describe("execute", () => {
     });
     await expect(progress!.execute({}, context())).resolves.toEqual({ done: 2 });
   });
+
+  it("stops pulling from a streaming tool once its call is cancelled, so an endless one ends and cleans up", async () => {
+    let pulls = 0;
+    let cleanedUp = false;
+    const [endless] = await fromAiSdkTools({
+      endless: tool({
+        inputSchema: object,
+        async *execute() {
+          try {
+            for (;;) {
+              pulls += 1;
+              await new Promise((resolve) => setImmediate(resolve));
+              yield { pulls };
+            }
+          } finally {
+            cleanedUp = true;
+          }
+        },
+      }),
+    });
+    const controller = new AbortController();
+    const call: Promise<string> = Promise.resolve(endless!.execute({}, context(controller.signal))).then(
+      () => "resolved",
+      () => "rejected",
+    );
+    while (pulls < 3) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error("the run has ended"));
+    const pullsAtAbort = pulls;
+    // Counted, not timed: the generator gets 50 more turns to show it is still pulled.
+    let outcome: string | undefined;
+    void call.then((value) => (outcome = value));
+    for (let turn = 0; turn < 50 && outcome === undefined; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toBe("rejected");
+    expect(cleanedUp).toBe(true);
+    expect(pulls - pullsAtAbort).toBeLessThanOrEqual(1);
+  });
 });
 
 describe("from a script", () => {

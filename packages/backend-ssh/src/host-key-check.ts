@@ -119,7 +119,9 @@ async function readKnownHosts(path: string, name: string): Promise<KnownHostKey[
 }
 
 function algorithmsFor(known: KnownHostKey[]): string[] | undefined {
-  const algorithms = known.filter((entry) => !entry.revoked).flatMap((entry) => ALGORITHMS_BY_KEY_TYPE[entry.type] ?? []);
+  const algorithms = known
+    .filter((entry) => !entry.revoked)
+    .flatMap((entry) => (Object.hasOwn(ALGORITHMS_BY_KEY_TYPE, entry.type) ? ALGORITHMS_BY_KEY_TYPE[entry.type]! : []));
   return algorithms.length > 0 ? [...new Set(algorithms)] : undefined;
 }
 

@@ -1,5 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { prepareHostKeyCheck } from "../src/host-key-check.js";
 import { findKnownHostKeys, knownHostsName } from "../src/known-hosts.js";
 
 const key = (label: string) => Buffer.from(`key-${label}`).toString("base64");
@@ -46,5 +50,19 @@ describe("known_hosts", () => {
   it("marks @revoked keys and skips @cert-authority lines", () => {
     const text = `@revoked * ssh-ed25519 ${key("r")}\n@cert-authority *.example ssh-ed25519 ${key("ca")}\nhost.example ssh-ed25519 ${key("ok")}\n`;
     expect(found(text, "host.example")).toEqual(["ssh-ed25519:key-r:revoked@1", "ssh-ed25519:key-ok@3"]);
+  });
+});
+
+describe("prepareHostKeyCheck", () => {
+  it("offers only the algorithms of key types it knows: a line whose type is an Object member name adds none", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "known-hosts-"));
+    const file = path.join(dir, "known_hosts");
+    await writeFile(file, "[example.test]:2222 constructor AAAA\n[example.test]:2222 toString AAAA\n[example.test]:2222 ssh-ed25519 AAAA\n");
+    try {
+      const check = await prepareHostKeyCheck({ kind: "known-hosts", path: file }, "example.test", 2222);
+      expect(check.algorithms).toEqual(["ssh-ed25519"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { ApprovalHandler, ToolDefinition } from "@codecall/core";
 import type { TerminalApprover } from "./approval-prompt.js";
-import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
+import { assertKnownToolNames } from "./known-tool-names.js";
 
 /** How the run's approvals are answered. */
 export interface ApprovalMode {
@@ -21,11 +21,7 @@ export interface ApprovalMode {
 
 /** The tools, with those named in `names` marked as needing approval for every call. Unknown names are a usage error. */
 export function requireApproval(tools: readonly ToolDefinition[], names: readonly string[]): ToolDefinition[] {
-  const known = new Set(tools.map((tool) => tool.name));
-  const unknown = names.filter((name) => !known.has(name));
-  if (unknown.length > 0) {
-    throw new UsageError(`--require-approval names unknown tools: ${unknown.join(", ")}. Tools: ${[...known].sort().join(", ")}`, USAGE_EXIT_CODE);
-  }
+  assertKnownToolNames("--require-approval", tools, names);
   const marked = new Set(names);
   return tools.map((tool) => (marked.has(tool.name) ? { ...tool, needsApproval: true } : tool));
 }

@@ -47,16 +47,16 @@ export async function loadConfigFile(explicit: string | undefined, cwd: string):
     text = await readFile(file, "utf8");
   } catch (error) {
     if (explicit === undefined && (error as NodeJS.ErrnoException).code === "ENOENT") return { values: {} };
-    throw new UsageError(`Cannot read the config file ${file}`);
+    throw new UsageError(`Cannot read the config file ${file}: ${(error as Error).message}`, USAGE_EXIT_CODE);
   }
   let values: unknown;
   try {
     values = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`Invalid config file ${file}: ${(error as Error).message}`);
+    throw new UsageError(`Invalid config file ${file}: ${(error as Error).message}`, USAGE_EXIT_CODE);
   }
   if (typeof values !== "object" || values === null || Array.isArray(values))
-    throw new UsageError(`Invalid config file ${file}: it must hold a JSON object`);
+    throw new UsageError(`Invalid config file ${file}: it must hold a JSON object`, USAGE_EXIT_CODE);
   checkKeys(values as Record<string, unknown>, file);
   return { path: file, values: values as Record<string, unknown> };
 }
@@ -64,7 +64,8 @@ export async function loadConfigFile(explicit: string | undefined, cwd: string):
 function checkKeys(values: Record<string, unknown>, file: string): void {
   const known = Object.keys(CONFIG_KEYS);
   for (const [key, value] of Object.entries(values)) {
-    const type = CONFIG_KEYS[key];
+    // Own keys only: `toString` or `__proto__` in a file is an unknown key, not Object's member.
+    const type = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
     if (type === undefined) {
       const closest = closestName(key, known);
       throw new UsageError(

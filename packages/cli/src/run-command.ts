@@ -4,6 +4,7 @@
  * cleanly (script killed, tool calls cancelled, environment closed) and exit 130, 143 or 129; a
  * second signal exits at once.
  */
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -145,15 +146,30 @@ async function readScript(script: string, io: CliIO): Promise<string> {
   if (script === "-") {
     const chunks: Buffer[] = [];
     for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-    return Buffer.concat(chunks).toString("utf8");
+    return utf8Script(Buffer.concat(chunks), "The script on stdin");
   }
   const file = path.resolve(io.cwd, script);
+  let bytes: Buffer;
   try {
-    return await readFile(file, "utf8");
+    bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(code === "ENOENT" ? `Script not found: ${file}` : `Cannot read the script ${file}: ${(error as Error).message}`);
   }
+  return utf8Script(bytes, `The script ${file}`);
+}
+
+/**
+ * The script's text. Scripts travel as UTF-8 text, so bytes that are not UTF-8 are refused:
+ * decoded anyway they would become U+FFFD, and the script would run with other text than its file's.
+ */
+function utf8Script(bytes: Buffer, shown: string): string {
+  if (!isUtf8(bytes)) {
+    throw new UsageError(
+      `${shown} is not UTF-8 text; codecall runs scripts as UTF-8. Convert it first, e.g. iconv -f latin1 -t utf-8 (and drop a coding: line that names another encoding).`,
+    );
+  }
+  return bytes.toString("utf8");
 }
 
 function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {

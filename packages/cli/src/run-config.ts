@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { MAX_DURATION_MS } from "@codecall/core";
-import { closestName } from "@codecall/core/plugin-kit";
+import { assertEnvName, closestName } from "@codecall/core/plugin-kit";
 import { splitBackendOption } from "./backend-options.js";
 import { loadConfigFile } from "./config-file.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
@@ -138,9 +138,9 @@ export async function parseToolsArgs(
       ...(fromFile.mcpServers ? mcpServersFromConfig(fromFile.mcpServers as Record<string, unknown>, file.path!) : []),
       ...(flag<string[]>("mcp") ?? []).map(mcpServerFromFlag),
     ],
-    cwd: pick(flag<string>("cwd"), "cwd"),
-    envPassthrough: [...((fromFile.envPassthrough as string[] | undefined) ?? []), ...(flag<string[]>("env-passthrough") ?? [])],
-    interpreter: pick(flag<string>("interpreter"), "interpreter"),
+    cwd: nonEmpty(pick(flag<string>("cwd"), "cwd"), "--cwd", "a directory"),
+    envPassthrough: [...((fromFile.envPassthrough as string[] | undefined) ?? []), ...(flag<string[]>("env-passthrough") ?? [])].map(passthroughName),
+    interpreter: nonEmpty(pick(flag<string>("interpreter"), "interpreter"), "--interpreter", "a Python command"),
     json: flag<boolean>("json") ?? false,
     verbose: flag<boolean>("verbose") ?? false,
     requireApproval: [...toList(fromFile.requireApproval ?? []), ...(flag<string[]>("require-approval") ?? []).flatMap(toList)],
@@ -189,6 +189,24 @@ function numberIn(value: unknown): number | undefined {
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
   if (typeof value !== "string" || !/^\s*[+]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value)) return undefined;
   return Number(value);
+}
+
+/** A text flag that was given must say something: an empty one would silently mean the default. */
+function nonEmpty(value: string | undefined, flag: string, wanted: string): string | undefined {
+  if (value !== undefined && value.trim() === "") throw new UsageError(`${flag} wants ${wanted}, got an empty string`, USAGE_EXIT_CODE);
+  return value;
+}
+
+/** A variable name as a shell writes it: `--env-passthrough A=B` or "" would let nothing through, without a word. */
+function passthroughName(name: string): string {
+  try {
+    return assertEnvName(name);
+  } catch {
+    throw new UsageError(
+      `--env-passthrough wants a variable name (letters, digits and _, not starting with a digit), got ${JSON.stringify(name)}`,
+      USAGE_EXIT_CODE,
+    );
+  }
 }
 
 /** A flag's value as the user wrote it; strings from a config file quoted when they need to be. */

@@ -8,6 +8,7 @@ import { checkToolSet, CodecallError, errorMessage, type ModuleImporter, type To
 import { builtinTools } from "@codecall/tools";
 import type { connectMcpServer } from "@codecall/mcp";
 import { requireApproval } from "./approval-mode.js";
+import { assertKnownToolNames } from "./known-tool-names.js";
 import { UsageError } from "./exit-codes.js";
 import type { McpServerEntry } from "./mcp-server-config.js";
 import { loadToolModule } from "./module-loading.js";
@@ -41,8 +42,9 @@ export async function loadTools(
   };
   try {
     if (config.mcpServers.length > 0) tools.push(...(await loadMcpTools(config.mcpServers, tools, clients, io)));
-    // `--require-approval` may name any of them, an MCP server's tools included.
+    // `--require-approval` and `--allow-tools` may name any of them, an MCP server's tools included.
     const offered = requireApproval(tools, config.requireApproval);
+    assertKnownToolNames("--allow-tools", offered, config.allowTools ?? []);
     // Refused here, before a backend starts: a name Python cannot import or a schema that cannot be
     // enforced is a mistake in the tools module, not something a run can report.
     checkToolSet(offered);

@@ -5,7 +5,6 @@
  * `--tools`, `--mcp`, the config file), and MCP servers are closed again before the command ends.
  */
 import { describePythonSignatures, generatePythonModule, type ToolDefinition } from "@codecall/core";
-import { closestName } from "@codecall/core/plugin-kit";
 import { STUB_HELP, TOOLS_HELP } from "./command-help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
@@ -42,15 +41,7 @@ export async function toolsCommand(command: "tools" | "stub", args: string[], io
   return 0;
 }
 
-/** The tools `allow` names (all when it is undefined); a name no tool has is a usage error. */
+/** The tools `allow` names (all when it is undefined; loadTools has refused names no tool has). */
 function allowedTools(tools: readonly ToolDefinition[], allow: readonly string[] | undefined): ToolDefinition[] {
-  if (allow === undefined) return [...tools];
-  const names = tools.map((tool) => tool.name);
-  for (const name of allow) {
-    if (!names.includes(name)) {
-      const closest = closestName(name, names);
-      throw new UsageError(`--allow-tools names ${name}, which no tool has.${closest ? ` Did you mean ${closest}?` : ""}`, USAGE_EXIT_CODE);
-    }
-  }
-  return tools.filter((tool) => allow.includes(tool.name));
+  return allow === undefined ? [...tools] : tools.filter((tool) => allow.includes(tool.name));
 }

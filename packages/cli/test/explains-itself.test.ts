@@ -55,7 +55,11 @@ describe("codecall tools and codecall stub", () => {
     const json = await runCli(["tools", "--json", "--allow-tools", "read_file,patch"], { cwd: dir });
     expect((JSON.parse(json.stdout) as { name: string }[]).map((tool) => tool.name)).toEqual(["read_file", "patch"]);
     const typo = await runCli(["tools", "--allow-tools", "red_file"], { cwd: dir });
-    expect(typo).toMatchObject({ code: 2, stderr: "codecall: --allow-tools names red_file, which no tool has. Did you mean read_file?\n" });
+    expect(typo).toMatchObject({
+      code: 2,
+      stderr:
+        "codecall: --allow-tools names unknown tools: red_file (did you mean read_file?). Tools: patch, read_file, search_files, terminal, write_file\n",
+    });
   });
 
   it("prints the generated module, which Python compiles", async () => {
@@ -99,12 +103,27 @@ describe("the config file", () => {
     [{ mcpServers: { gh: {} } }, 'mcpServers.gh needs either a "command" or a "url"'],
     [{ mcpServers: { gh: { command: "x", args: "a b" } } }, "mcpServers.gh.args must be a list of strings"],
     [{ tools: "./t.mjs" }, '"tools" must be a string list, got "./t.mjs"'],
+    [{ toString: 1 }, 'unknown key "toString".'],
+    [JSON.parse('{"__proto__": {"timeout": 1}}'), 'unknown key "__proto__".'],
   ])("an mcpServers entry or a value of the wrong shape is refused: %j", async (config, message) => {
     const file = path.join(dir, `bad-${Math.random().toString(36).slice(2)}.json`);
     await writeFile(file, JSON.stringify(config));
     const result = await runCli(["run", "--config", file, "-"], { cwd: dir, stdin: "print(1)" });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+
+  it.each([
+    ["a directory", (dir: string) => dir, "Cannot read the config file DIR: EISDIR"],
+    ["missing", (dir: string) => path.join(dir, "missing.json"), "Cannot read the config file DIR/missing.json: ENOENT"],
+    ["not JSON", (dir: string) => path.join(dir, "broken.json"), "Invalid config file DIR/broken.json: "],
+    ["a JSON list", (dir: string) => path.join(dir, "list.json"), "Invalid config file DIR/list.json: it must hold a JSON object"],
+  ])("a config file that is %s is a command-line error that says why", async (_case, file, message) => {
+    await writeFile(path.join(dir, "broken.json"), "{");
+    await writeFile(path.join(dir, "list.json"), "[]");
+    const result = await runCli(["run", "--config", file(dir), "-"], { cwd: dir, stdin: "print(1)" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`codecall: ${message.replace("DIR", dir)}`);
   });
 });
 

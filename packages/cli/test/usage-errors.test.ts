@@ -23,6 +23,39 @@ describe("codecall usage errors", () => {
     expect(result).toMatchObject({ code: 1, stdout: "", stderr: "codecall: Script not found: /nonexistent/script.py\n" });
   });
 
+  it("refuses a script that is not UTF-8 instead of running other text (U+FFFD) in its place", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-latin1-"));
+    try {
+      const file = path.join(dir, "latin1.py");
+      // Latin-1 é: a byte UTF-8 cannot decode.
+      await writeFile(file, Buffer.from('# -*- coding: latin-1 -*-\nprint("caf\xe9")\n', "latin1"));
+      const result = await runCli(["run", file]);
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr).toBe(
+        `codecall: The script ${file} is not UTF-8 text; codecall runs scripts as UTF-8. Convert it first, e.g. iconv -f latin1 -t utf-8 (and drop a coding: line that names another encoding).\n`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [
+      ["--allow-tools", "read_file,raed_file"],
+      "--allow-tools names unknown tools: raed_file (did you mean read_file?). Tools: patch, read_file, search_files, terminal, write_file",
+    ],
+    [["--cwd", ""], "--cwd wants a directory, got an empty string"],
+    [["--interpreter", " "], "--interpreter wants a Python command, got an empty string"],
+    [
+      ["--env-passthrough", "API_KEY=x"],
+      '--env-passthrough wants a variable name (letters, digits and _, not starting with a digit), got "API_KEY=x"',
+    ],
+    [["--env-passthrough", ""], '--env-passthrough wants a variable name (letters, digits and _, not starting with a digit), got ""'],
+  ])("refuses %j, which would otherwise mean nothing without a word", async (flags, message) => {
+    const result = await runCli(["run", "-", ...flags], { stdin: "print(1)" });
+    expect(result).toMatchObject({ code: 2, stdout: "", stderr: `codecall: ${message}\n` });
+  });
+
   // An unknown name or a plugin that is not installed is a bad command line (exit 2, as the
   // READMEs and --help say), not a failed run (1).
   it("lists the backends when one is unknown", async () => {

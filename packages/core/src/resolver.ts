@@ -172,7 +172,8 @@ async function loadTransport(
 
 function packageFor(kind: "backend" | "transport", name: string, known: Readonly<Record<string, string>>): string {
   if (name.includes("/") || name.startsWith(".")) return name;
-  const specifier = known[name];
+  // Own names only: `constructor` or `__proto__` must read as unknown, not as Object's members.
+  const specifier = Object.hasOwn(known, name) ? known[name] : undefined;
   if (specifier) return specifier;
   const code = kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT";
   const choices = Object.keys(known).join(", ");

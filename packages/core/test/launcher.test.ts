@@ -22,10 +22,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function launch(source: string, interpreter = "python3"): Promise<Launched> {
+async function launch(source: string, interpreter = "python3", env?: NodeJS.ProcessEnv): Promise<Launched> {
   const script = path.join(dir, "script.py");
   await writeFile(script, source);
-  const child = spawn("sh", ["-c", launchScriptCommand(interpreter, script)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn("/bin/sh", ["-c", launchScriptCommand(interpreter, script)], { stdio: ["ignore", "pipe", "inherit"], ...(env ? { env } : {}) });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   // `close`: also every copy of stdout is gone, which a leftover helper would hold open.
@@ -72,6 +72,12 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
   it("gives the script the interpreter's flags and its arguments", async () => {
     const { done } = await launch("import sys\nprint(sys.flags.dev_mode, sys.argv[0].endswith('script.py'))", "python3 -X dev");
     expect((await done).stdout).toBe("True True\n");
+  }, 30_000);
+
+  it("runs the script in an environment without PATH, where Python cannot tell its own path (sys.executable is empty)", async () => {
+    // The shell finds python3 on its built-in path; the launcher must not need sys.executable.
+    const { done } = await launch("import os\nprint('ran', 'PATH' in os.environ)", "python3", { LANG: "C.UTF-8" });
+    expect(await done).toMatchObject({ code: 0, stdout: "ran False\n" });
   }, 30_000);
 
   it("ends a helper that left the group and cleared its env when the script exits", async () => {

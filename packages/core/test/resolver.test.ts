@@ -75,6 +75,20 @@ describe("resolveEnvironment", () => {
     expect(error.details).toEqual({ name: "kubernetes" });
   });
 
+  it.each(["constructor", "__proto__", "toString", "hasOwnProperty"])(
+    "refuses %s as an unknown backend and transport (not Object's member)",
+    async (name) => {
+      const backend = await rejection(resolveEnvironment(name, { importModule: importer({}) }));
+      expect(backend.code).toBe("UNKNOWN_BACKEND");
+      expect(backend.message).toBe(
+        `Unknown backend "${name}". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)`,
+      );
+      const transport = await rejection(resolveTransports(name, { importModule: importer({}) }));
+      expect(transport.code).toBe("UNKNOWN_TRANSPORT");
+      expect(transport.message).toBe(`Unknown transport "${name}". Choose one of: uds, stream, file, auto (or give a package name)`);
+    },
+  );
+
   it("names the package to install when the backend is missing", async () => {
     const error = await rejection(resolveEnvironment("docker", { importModule: importer({}) }));
     expect(error.code).toBe("PACKAGE_NOT_INSTALLED");

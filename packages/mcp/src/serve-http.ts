@@ -19,6 +19,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createCodecallServer, type CodecallServerOptions } from "./code-server.js";
 import { InFlightRuns } from "./in-flight-runs.js";
+import { errorWithoutId, INVALID_REQUEST, PARSE_ERROR } from "./unreadable-message.js";
 
 export interface HttpServeOptions extends CodecallServerOptions {
   /** Port to listen on (default 0: any free port; `url` says which). */
@@ -97,13 +98,13 @@ export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}):
       if (!session) return refuse(response, 404, "Session not found (it ended, or the server restarted): initialize a new one");
       if (request.method !== "POST") return session.transport.handleRequest(request, response);
       const body = await readJsonBody(request, maxBodyBytes);
-      if ("problem" in body) return refuse(response, body.status, body.problem);
+      if ("problem" in body) return refuse(response, body.status, body.problem, body.code);
       cancelWhenAbandoned(session.transport, body.value, response);
       return session.transport.handleRequest(request, response, body.value);
     }
     if (request.method !== "POST") return refuse(response, 400, "No session: start one with a POST of an initialize request");
     const body = await readJsonBody(request, maxBodyBytes);
-    if ("problem" in body) return refuse(response, body.status, body.problem);
+    if ("problem" in body) return refuse(response, body.status, body.problem, body.code);
     if (!isInitializeRequest(body.value)) return refuse(response, 400, "No session: the first request must be initialize");
     return openSession(request, response, body.value);
   }
@@ -181,7 +182,7 @@ function originProblem(request: IncomingMessage, allowed: readonly string[]): st
   return undefined;
 }
 
-type BodyRead = { value: unknown } | { status: number; problem: string };
+type BodyRead = { value: unknown } | { status: number; problem: string; code?: number };
 
 /** The request's body as JSON, read up to `maxBytes`. */
 async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
@@ -195,12 +196,12 @@ async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise
   try {
     return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
   } catch (error) {
-    return { status: 400, problem: `Parse error: ${(error as Error).message}` };
+    return { status: 400, problem: `Parse error: ${(error as Error).message}`, code: PARSE_ERROR };
   }
 }
 
-/** A JSON-RPC error answer with an HTTP status, as the SDK's transport gives one. */
-function refuse(response: ServerResponse, status: number, message: string): void {
+/** A JSON-RPC error answer with an HTTP status, as the SDK's transport gives one (by default Invalid Request for a 400). */
+function refuse(response: ServerResponse, status: number, message: string, code = status === 400 ? INVALID_REQUEST : -32000): void {
   response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: status === 400 ? -32600 : -32000, message }, id: null }));
+  response.end(JSON.stringify(errorWithoutId(code, message)));
 }

@@ -9,6 +9,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createCodecallServer, type CodecallServerOptions } from "./code-server.js";
 import { InFlightRuns } from "./in-flight-runs.js";
+import { unreadableMessageAnswer } from "./unreadable-message.js";
 
 export interface StdioServeOptions extends CodecallServerOptions {
   /** Default: `process.stdin`. */
@@ -40,6 +41,13 @@ export async function serveStdio(tool: CodeTool, options: StdioServeOptions = {}
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
   await server.connect(transport);
+  // Lines the transport could not read get JSON-RPC's error answer; the SDK's handler still runs.
+  const reportError = transport.onerror;
+  transport.onerror = (error) => {
+    const answer = unreadableMessageAnswer(error);
+    if (answer) transport.send(answer).catch(() => {});
+    reportError?.(error);
+  };
   const closed = connectionClosed.then(async () => {
     stdin.off("end", onEnd);
     stdin.off("close", onEnd);

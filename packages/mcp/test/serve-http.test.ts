@@ -113,6 +113,18 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     await waitFor(() => !processAlive(pid), `script process ${pid} gone`);
   });
 
+  it("answers a body that is not JSON with JSON-RPC's Parse error", async () => {
+    const response = await fetch(serving.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "garbage{",
+    });
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+    expect(answer.error.message).toMatch(/^Parse error: /);
+  });
+
   it("refuses a request whose Host names another host (DNS rebinding) and a foreign Origin", async () => {
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {

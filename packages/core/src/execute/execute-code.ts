@@ -21,7 +21,7 @@ import type { ExecuteCodeOptions } from "./execute-options.js";
 import { guestEnv, scrubRunEnv } from "./guest-env.js";
 import { installGuest } from "./install-guest.js";
 import { openTransport, type OpenedTransport } from "./open-transport.js";
-import { hasCode, prepareRun, type PreparedRun } from "./prepare-run.js";
+import { noCodeReason, prepareRun, type PreparedRun } from "./prepare-run.js";
 import { composeResult, environmentFailureMessage, failedResult, type ExecuteCodeResult } from "./result.js";
 import { createRunDispatcher } from "./run-dispatcher.js";
 import { RunObserver } from "./run-observer.js";
@@ -64,7 +64,8 @@ async function runSteps(
   const elapsed = () => Math.round((performance.now() - started) / 10) / 100;
   const { environment, limits } = run;
   const identity = { backend: environment.backendId, transport: run.candidates[0].id };
-  if (!hasCode(run.code)) return failedResult("No code provided.", { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
+  const noCode = noCodeReason(run.code);
+  if (noCode !== undefined) return failedResult(noCode, { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
 
   let runDir: string | undefined;
   let dispatcher: RpcDispatcher | undefined;

@@ -9,6 +9,7 @@ import { newRunId, newRunToken } from "../ids.js";
 import type { ToolDefinition } from "../tool.js";
 import { checkToolSet } from "../tool-set.js";
 import type { Transport } from "../transport.js";
+import { checkRunOptionShapes, checkToolListShapes } from "./check-run-options.js";
 import type { ExecuteCodeOptions } from "./execute-options.js";
 import { resolveApprovalTimeout, resolveLimits, type ExecutionLimits } from "./limits.js";
 import { supportingTransports } from "./open-transport.js";
@@ -32,11 +33,12 @@ export interface PreparedRun {
 }
 
 /**
- * Resolves the options of one run. Throws for invalid options (limits, a contract version, no
+ * Resolves the options of one run. Throws for invalid options (a value of the wrong shape, limits, a contract version, no
  * transport for the environment, a tool set that cannot be offered, a module name Python cannot
- * import); a blank script is not invalid options but a result (see {@link hasCode}).
+ * import); a missing script is not invalid options but a result (see {@link noCodeReason}).
  */
 export function prepareRun(options: ExecuteCodeOptions): PreparedRun {
+  checkRunOptionShapes(options);
   const limits = resolveLimits(options.limits);
   const [preferred, ...fallbacks] = supportingTransports(options.transport, options.environment);
   const tools = selectTools(options.tools ?? [], options.allowedTools);
@@ -57,9 +59,15 @@ export function prepareRun(options: ExecuteCodeOptions): PreparedRun {
   };
 }
 
-/** True when there is a script to run (a model may send none, or only whitespace). */
-export function hasCode(code: unknown): code is string {
-  return typeof code === "string" && code.trim() !== "";
+/**
+ * Why there is no script to run, or undefined when there is one: a model may send none, or only
+ * whitespace; a caller may pass something that is not text at all.
+ */
+export function noCodeReason(code: unknown): string | undefined {
+  if (code === undefined || code === null || (typeof code === "string" && code.trim() === "")) return "No code provided.";
+  if (typeof code !== "string")
+    return `No code to run: code must be a string of Python source, got ${Array.isArray(code) ? "a list" : `a ${typeof code}`}.`;
+  return undefined;
 }
 
 /**
@@ -67,6 +75,7 @@ export function hasCode(code: unknown): code is string {
  * `INVALID_TOOL` for a tool set that cannot be offered (see {@link checkToolSet}).
  */
 export function selectTools(tools: readonly ToolDefinition[], allowed: readonly string[] | undefined): ToolDefinition[] {
+  checkToolListShapes(tools, allowed);
   checkToolSet(tools);
   if (allowed === undefined) return [...tools];
   const allowSet = new Set(allowed);

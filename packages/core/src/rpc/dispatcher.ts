@@ -8,6 +8,7 @@ import { debugLogger } from "../debug/debug-log.js";
 import type { Environment } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { callSafely } from "../safe-callback.js";
+import { firstInexactInteger, showInteger } from "../protocol/inexact-integers.js";
 import { DEFAULT_MAX_JSON_DEPTH, measureJson } from "../protocol/json-measure.js";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -182,9 +183,10 @@ export class RpcDispatcher {
 
   /**
    * @internal Runs one authenticated `tools/call` request: its response frame, at once when nothing
-   * had to wait (a refusal, a tool that answered synchronously), else a promise of it.
+   * had to wait (a refusal, a tool that answered synchronously), else a promise of it. `frame`, the
+   * request's text, is checked for integers its parse rounded (see {@link firstInexactInteger}).
    */
-  callTool(request: RpcRequest): string | Promise<string> {
+  callTool(request: RpcRequest, frame?: string): string | Promise<string> {
     const { id } = request;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
@@ -197,6 +199,17 @@ export class RpcDispatcher {
     const args = params.arguments ?? {};
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return refuse(rpcError(id, RpcErrorCode.InvalidParams, "Invalid arguments: arguments must be an object"));
+    }
+    const inexact = frame === undefined ? undefined : firstInexactInteger(frame);
+    if (inexact !== undefined) {
+      return refuse(
+        rpcError(
+          id,
+          RpcErrorCode.InvalidParams,
+          `Invalid arguments: the integer ${showInteger(inexact)} cannot reach the tool exactly (the host holds integers exactly up to ` +
+            `±${Number.MAX_SAFE_INTEGER}; it would become ${Number(inexact)}). Pass it as a string, or as a float if an approximation will do`,
+        ),
+      );
     }
     const issues = validateAgainstSchema(args, tool.parameters);
     if (issues.length > 0) {
@@ -439,7 +452,7 @@ export class RpcConnection {
     if (!this.#authenticated) {
       return refuse(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: send hello with the run token first"));
     }
-    if (request.method === RpcMethod.ToolsCall) return this.#dispatcher.callTool(request);
+    if (request.method === RpcMethod.ToolsCall) return this.#dispatcher.callTool(request, line);
     return refuse(rpcError(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`));
   }
 

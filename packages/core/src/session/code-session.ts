@@ -12,7 +12,7 @@
  */
 import { CodecallError } from "../errors.js";
 import type { CapturedOutput } from "../execute/output-capture.js";
-import { prepareRun, hasCode, type PreparedRun } from "../execute/prepare-run.js";
+import { prepareRun, noCodeReason, type PreparedRun } from "../execute/prepare-run.js";
 import { redactingSink } from "../execute/redacting-sink.js";
 import { appendNotice, composeResult, environmentFailureMessage, failedResult, formatSeconds, type ExecuteCodeResult } from "../execute/result.js";
 import { createRunDispatcher } from "../execute/run-dispatcher.js";
@@ -97,7 +97,8 @@ class Session implements CodeSession {
     const failed = (message: string) => failedResult(message, { durationSeconds: elapsed(), toolCallsMade: 0, ...identity });
     const closedMessage = "The code session was closed before the cell ran.";
     if (this.#closed) return cellResult(failed(closedMessage), number, "kept");
-    if (!hasCode(code)) return cellResult(failed("No code provided."), number, "kept");
+    const noCode = noCodeReason(code);
+    if (noCode !== undefined) return cellResult(failed(noCode), number, "kept");
 
     const previous = this.#kernel;
     if (previous?.process.ended !== undefined) {

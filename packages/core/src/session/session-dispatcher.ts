@@ -46,13 +46,13 @@ export class SessionDispatcher extends RpcDispatcher {
   }
 
   /** @internal Routes an authenticated `tools/call` request to the running cell's dispatcher. */
-  override callTool(request: RpcRequest): string | Promise<string> {
+  override callTool(request: RpcRequest, frame?: string): string | Promise<string> {
     const params = request.params;
     const tagged = typeof params === "object" && params !== null ? (params as Record<string, unknown>).cell : undefined;
     // A call without a tag comes from a process that did not inherit the kernel's (a Python
     // subprocess of the cell): it is the running cell's.
     const from = typeof tagged === "number" ? tagged : this.#cell?.number;
-    if (this.#cell !== undefined && from === this.#cell.number) return this.#cell.dispatcher.callTool(request);
+    if (this.#cell !== undefined && from === this.#cell.number) return this.#cell.dispatcher.callTool(request, frame);
     const ended = from ?? this.#lastCell;
     const running = this.#cell === undefined ? "no cell is running" : `only code of the running cell (${this.#cell.number}) may call tools`;
     return encodeFrame(

@@ -163,6 +163,25 @@ def exit_like(status):
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
+NO_INTERPRETER_PATH = (
+    "codecall: the Python interpreter does not know its own path (sys.executable is empty, and /proc/self/exe"
+    " cannot be read), so the script cannot be started; give the interpreter as an absolute path, or a PATH"
+    " that holds it\n"
+)
+
+
+def own_interpreter():
+    """The running interpreter's path, to start the script with. sys.executable is empty when the
+    interpreter was started by a bare name with no PATH to find it on (a backend's env without
+    PATH: the shell still finds python3 on its built-in path); the kernel then knows it."""
+    if sys.executable:
+        return sys.executable
+    try:
+        return os.readlink("/proc/self/exe")
+    except OSError:
+        return ""
+
+
 def main():
     arguments = sys.argv[1:]
     name = None
@@ -180,16 +199,20 @@ def main():
     flags = list(getattr(sys, "orig_argv", []))[1 : -len(sys.argv) - 3]
     for signum in FORWARDED:
         signal.signal(signum, lambda signum, _frame: signal_all(descendants(), signum))
+    executable = own_interpreter()
     child = os.fork()
     if child == 0:
         for signum in FORWARDED + (signal.SIGPIPE,):
             signal.signal(signum, signal.SIG_DFL)
         # Tells the guest's start-up hook (sitecustomize.py) which process is the script itself.
         os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
+        if not executable:
+            os.write(2, NO_INTERPRETER_PATH.encode())
+            os._exit(127)
         try:
-            os.execv(sys.executable, [sys.executable] + flags + program)
-        except OSError as error:
-            os.write(2, ("codecall: cannot run %s: %s\n" % (sys.executable, error)).encode())
+            os.execv(executable, [executable] + flags + program)
+        except (OSError, ValueError) as error:
+            os.write(2, ("codecall: cannot run %s: %s\n" % (executable, error)).encode())
         os._exit(127)
     while True:
         pid, status = os.waitpid(-1, 0)
