@@ -54,40 +54,41 @@ describe.runIf(process.platform === "linux")("a host process's end", () => {
     await rm(path.dirname(file), { recursive: true, force: true });
   });
 
-  it("with its tree held, an exit of its own reads no process table, and its group is still killed", async () => {
+  /** Runs a command that starts `leftover` in the background (noting its pid), then `rest`; what its end did. */
+  async function end(leftover: string, rest: string, treeHeld: boolean, options: { kill?: boolean } = {}) {
     const host = countingHost();
-    const command = await start(`sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${file}; exit 3`, host, true);
+    const command = await start(`${leftover} </dev/null >/dev/null 2>&1 & echo $! > ${file}; ${rest}`, host, treeHeld);
     const left = await pidIn(file);
-    expect(await command.wait()).toEqual({ exitCode: 3 });
-    expect(host.tableReads).toBe(0);
-    expect(await processGone(left)).toBe(true);
+    if (options.kill) await command.kill();
+    const exit = await command.wait();
+    return { exit, tableReads: host.tableReads, leftGone: await processGone(left) };
+  }
+
+  it("with its tree held, an exit of its own reads no process table, and its group is still killed", async () => {
+    const ended = await end("sleep 300", "exit 3", true);
+    expect(ended.exit).toEqual({ exitCode: 3 });
+    expect(ended.tableReads).toBe(0);
+    expect(ended.leftGone).toBe(true);
   });
 
   it("without it, an exit of its own sweeps the table (what left the group is found by its tag)", async () => {
-    const host = countingHost();
-    const command = await start(`setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${file}; exit 0`, host, false);
-    const escaped = await pidIn(file);
-    expect(await command.wait()).toEqual({ exitCode: 0 });
-    expect(host.tableReads).toBeGreaterThan(0);
-    expect(await processGone(escaped)).toBe(true);
+    const ended = await end("setsid sleep 300", "exit 0", false);
+    expect(ended.exit).toEqual({ exitCode: 0 });
+    expect(ended.tableReads).toBeGreaterThan(0);
+    expect(ended.leftGone).toBe(true);
   });
 
   it("with its tree held, an exit by SIGKILL still sweeps (the tree's holder may have had no chance to)", async () => {
-    const host = countingHost();
-    const command = await start(`setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${file}; kill -9 $$`, host, true);
-    const escaped = await pidIn(file);
-    expect(await command.wait()).toMatchObject({ signal: "SIGKILL" });
-    expect(host.tableReads).toBeGreaterThan(0);
-    expect(await processGone(escaped)).toBe(true);
+    const ended = await end("setsid sleep 300", "kill -9 $$", true);
+    expect(ended.exit).toMatchObject({ signal: "SIGKILL" });
+    expect(ended.tableReads).toBeGreaterThan(0);
+    expect(ended.leftGone).toBe(true);
   });
 
   it("with its tree held, a kill sweeps the table", async () => {
-    const host = countingHost();
-    const command = await start(`setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${file}; sleep 300`, host, true);
-    const escaped = await pidIn(file);
-    await command.kill();
-    expect(await command.wait()).toMatchObject({ signal: "SIGKILL" });
-    expect(host.tableReads).toBeGreaterThan(0);
-    expect(await processGone(escaped)).toBe(true);
+    const ended = await end("setsid sleep 300", "sleep 300", true, { kill: true });
+    expect(ended.exit).toMatchObject({ signal: "SIGKILL" });
+    expect(ended.tableReads).toBeGreaterThan(0);
+    expect(ended.leftGone).toBe(true);
   });
 });
