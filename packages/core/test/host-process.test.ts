@@ -85,6 +85,13 @@ describe.runIf(process.platform === "linux")("a host process's end", () => {
     expect(ended.leftGone).toBe(true);
   });
 
+  it("with its tree held, an exit by another signal still sweeps (a script can end its launcher with SIGUSR1)", async () => {
+    const ended = await end("setsid sleep 300", "kill -USR1 $$", true);
+    expect(ended.exit).toMatchObject({ signal: "SIGUSR1" });
+    expect(ended.tableReads).toBeGreaterThan(0);
+    expect(ended.leftGone).toBe(true);
+  });
+
   it("with its tree held, a kill sweeps the table", async () => {
     const ended = await end("setsid sleep 300", "sleep 300", true, { kill: true });
     expect(ended.exit).toMatchObject({ signal: "SIGKILL" });

@@ -43,8 +43,8 @@ export interface StartHostProcessOptions {
    * The command ends its own tree when its first process exits (it runs under codecall's
    * launcher: the spawn was given `SpawnOptions.whenTreeHeld` and runs its `command`). Then an
    * exit of its own is followed only by a kill of its process group: the table of every process
-   * on the host is read only after a kill, or an exit by SIGKILL (the launcher may not have ended
-   * the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
+   * on the host is read only after a kill, or an exit by a signal (the launcher may have died before
+   * it ended the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
    * every run's result.
    */
   treeHeld?: boolean;
@@ -143,8 +143,10 @@ export class HostProcess implements EnvironmentProcess {
   }
 
   async #sweepLeftovers(exit: ProcessExit): Promise<void> {
-    if (this.#treeHeld && this.#killing === undefined && exit.signal !== "SIGKILL") {
-      // The command ended its tree itself before it exited; the group kill costs nothing.
+    if (this.#treeHeld && this.#killing === undefined && exit.signal === undefined) {
+      // The command ended its tree itself before it exited; the group kill costs nothing. A death by
+      // a signal may be the launcher's own (SIGKILL, or a signal whose default ends it, such as
+      // SIGUSR1 from the script) before it could: that is swept.
       signalProcesses(this.#host, this.#pid, [], "SIGKILL");
     } else {
       // The leader is gone, so its orphans now belong to init: the group finds those that stayed in
