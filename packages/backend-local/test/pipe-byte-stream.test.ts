@@ -4,6 +4,7 @@
 import { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { createCapture, drainStream, LENT_CHUNKS, type LentChunkStream } from "@codecall/core/plugin-kit";
 import { createEnvironment } from "../src/index.js";
 import { toWebReadable } from "../src/node-streams.js";
 
@@ -118,6 +119,53 @@ describe("local process output streams", () => {
     await reader.cancel();
     // `yes` fails on its next write (EPIPE, or SIGPIPE).
     expect((await process.wait()).exitCode).not.toBe(0);
+  });
+
+  it("lend core's reader every byte in order, each chunk a view of one reused buffer", async () => {
+    await using environment = createEnvironment();
+    const process = await environment.spawn(printPattern(SIZE));
+    const stdout = process.stdout as LentChunkStream;
+    const { read } = stdout[LENT_CHUNKS]();
+    const chunks: Uint8Array[] = [];
+    const buffers = new Set<ArrayBufferLike>();
+    for (let chunk = await read(); chunk !== undefined; chunk = await read()) {
+      buffers.add(chunk.buffer);
+      chunks.push(chunk.slice());
+    }
+    expect(firstDifference(concat(chunks), pattern(SIZE))).toBe(-1);
+    expect(chunks.length).toBeGreaterThan(1);
+    // No buffer (nor array buffer object) per read: the pipe's own read buffer, lent.
+    expect(buffers.size).toBe(1);
+    expect(await read()).toBeUndefined();
+    await expect(process.wait()).resolves.toEqual({ exitCode: 0 });
+  });
+
+  it("are drained by core through the lent chunks, with no allocation per read", async () => {
+    await using environment = createEnvironment();
+    const process = await environment.spawn(printPattern(SIZE));
+    const capture = createCapture();
+    const buffers = new Set<ArrayBufferLike>();
+    await drainStream(process.stdout, capture, (chunk) => buffers.add(chunk.buffer));
+    expect(capture.finish().totalBytes).toBe(SIZE);
+    // A BYOB read transfers its buffer into a new ArrayBuffer object every time.
+    expect(buffers.size).toBe(1);
+  });
+
+  it("end a pending lent read when the drain is stopped, and refuse a second one at once", async () => {
+    await using environment = createEnvironment();
+    const process = await environment.spawn("sleep 30");
+    const { read } = (process.stdout as LentChunkStream)[LENT_CHUNKS]();
+    const pending = read();
+    await expect(read()).rejects.toThrow(/already pending/);
+    const stop = new AbortController();
+    const drained = drainStream(process.stderr, createCapture(), undefined, stop.signal);
+    stop.abort();
+    // Stopped while its read waited for a silent pipe: the drain ends, it does not wait for the process.
+    await drained;
+    expect(process.stderr.locked).toBe(false);
+    await process.stdout.cancel();
+    expect(await pending).toBeUndefined();
+    await process.kill();
   });
 
   it("fall back to Readable.toWeb for a stream that is no pipe", async () => {

@@ -45,6 +45,7 @@ export { MAX_TIMER_DELAY_MS, setLongTimeout, type LongTimeout, type LongTimeoutO
 export { delay, type DelayOptions } from "./timers/delay.js";
 export { socketPathTooLong } from "./sockets/socket-path.js";
 export { pipeHandle, type PipeHandle } from "./sockets/pipe-handle.js";
+export { LENT_CHUNKS, type ChunkReader, type LentChunkStream } from "./process/chunk-reader.js";
 export { guestClientFor } from "./guest/guest-client-for.js";
 export { newRunId } from "./ids.js";
 export { debugLogger, type DebugLog } from "./debug/debug-log.js";

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { OutputCapture } from "../src/execute/output-capture.js";
 import { redactingSink } from "../src/execute/redacting-sink.js";
 import { drainStream } from "../src/process/collect.js";
+import { LENT_CHUNKS, type LentChunkStream } from "../src/process/chunk-reader.js";
 import { concatBytes } from "../src/files/concat-bytes.js";
 import { outputSpill } from "../src/execute/spill-output.js";
 import { createMemoryPair } from "./support/memory-pair.js";
@@ -68,6 +69,36 @@ function plainSource(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
+/**
+ * `bytes` as a stream that lends its chunks (as the local backend's pipes do): every chunk is a
+ * view of one reused buffer, overwritten by the next read. Its own reads are never used.
+ */
+function lentSource(bytes: Uint8Array): { stream: LentChunkStream; cancelled: () => boolean } {
+  const buffer = new Uint8Array(65_536);
+  let offset = 0;
+  let piece = 0;
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>({
+    pull: () => {
+      throw new Error("a lent stream's own reads are not for core");
+    },
+    cancel: () => {
+      cancelled = true;
+    },
+  });
+  const read = async (): Promise<Uint8Array | undefined> => {
+    // A stop may come while a read waits: one tick per read lets it in.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (cancelled || offset >= bytes.length) return undefined;
+    const size = Math.min(PIECES[piece++ % PIECES.length]!, bytes.length - offset, buffer.length);
+    buffer.fill(0);
+    buffer.set(bytes.subarray(offset, offset + size));
+    offset += size;
+    return buffer.subarray(0, size);
+  };
+  return { stream: Object.assign(stream, { [LENT_CHUNKS]: () => ({ read }) }), cancelled: () => cancelled };
+}
+
 const BIG = output(5 * 1024 * 1024);
 const LIMIT = 100_000;
 
@@ -106,6 +137,28 @@ describe("drainStream", () => {
     expect(bytes.text).toContain(`bytes omitted out of ${BIG.length.toLocaleString("en-US")} total]`);
     expect(bytes.text.endsWith(lastLine)).toBe(true);
     expect(bytes.text.startsWith("line 0 \nline 1 éx\n")).toBe(true);
+  });
+
+  it("reads a stream that lends its chunks through them: the same capture, and a stop cancels it", async () => {
+    const fromLent = capture();
+    const source = lentSource(BIG);
+    const drained = drainStream(source.stream, fromLent);
+    expect(source.stream.locked).toBe(true);
+    await drained;
+    expect(source.stream.locked).toBe(false);
+    const fromPlain = capture();
+    await drainStream(plainSource(BIG), fromPlain);
+    expect(Buffer.compare(await fromLent.spillFile(), await fromPlain.spillFile())).toBe(0);
+    expect(fromLent.finish()).toEqual(fromPlain.finish());
+
+    const stopped = lentSource(BIG);
+    const stop = new AbortController();
+    const partial = capture();
+    const draining = drainStream(stopped.stream, partial, undefined, stop.signal);
+    stop.abort();
+    await draining;
+    expect(stopped.cancelled()).toBe(true);
+    expect(partial.totalBytes).toBeLessThan(BIG.length);
   });
 
   it("lends live output each chunk in order, for the call", async () => {
