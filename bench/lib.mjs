@@ -135,6 +135,42 @@ print(time.perf_counter() - started)
   return wall;
 }
 
+/** A host tool that answers after 0.3 s: the mock tool of issue 16's concurrency measure. */
+const waitTool = defineTool({
+  name: "wait",
+  description: "Answers after 0.3 s.",
+  parameters: { type: "object", properties: {}, additionalProperties: false },
+  execute: () => new Promise((resolve) => setTimeout(() => resolve(null), 300)),
+});
+
+/**
+ * Wall time, in ms, of ten calls of a host tool that takes 0.3 s, made from ten Python threads at
+ * once (timed by the script): issue 16's measure (what the calls cost with no process to start;
+ * the reference serialises them: 3 s). `concurrentSleepWall` adds a spawn per call.
+ */
+export async function concurrentToolWall({ environment, transport, runs = 5 }) {
+  const wall = [];
+  for (let index = 0; index < runs; index += 1) {
+    const result = await executeCode({
+      environment,
+      transport,
+      tools: [waitTool],
+      code: `
+import threading, time
+from codecall import wait
+threads = [threading.Thread(target=wait) for _ in range(10)]
+started = time.perf_counter()
+for t in threads: t.start()
+for t in threads: t.join()
+print(time.perf_counter() - started)
+`,
+    });
+    if (result.status !== "success") throw new Error(result.output);
+    wall.push(Number(result.output) * 1000);
+  }
+  return wall;
+}
+
 /** Whole-run times, in ms, of `executeCode` for a script that only prints. */
 export function printRunTimes({ environment, transport, runs = 10 }) {
   return timeRepeated(runs, async () => {

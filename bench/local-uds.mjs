@@ -1,5 +1,5 @@
 // Local backend + UDS transport: the no-op round trip (wall, and CPU per call on each side; in a
-// fresh host process, then warm: plain, watched, approved), ten concurrent 0.3 s tool calls, the
+// fresh host process, then warm: plain, watched, approved), ten concurrent 0.3 s calls (of a host tool, and of terminal), the
 // overhead of executeCode over bare python3, output floods, and the floors each figure is read
 // against: a Python⇄Python socket ping-pong, a Node echo host with a same-thread Python guest, and
 // python3 printing the flood into a pipe Node drains.
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { executeCode } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { createTransport } from "@codecall/transport-uds";
-import { concurrentSleepWall, noopCallCost, noopRoundTrips, noopTool, report, timeRepeated } from "./lib.mjs";
+import { concurrentSleepWall, concurrentToolWall, noopCallCost, noopRoundTrips, noopTool, report, timeRepeated } from "./lib.mjs";
 
 const environment = createEnvironment();
 const transport = createTransport();
@@ -111,6 +111,7 @@ report(
   "µs",
 );
 
+report("local+uds: 10 concurrent 0.3 s host-tool calls, wall time", await concurrentToolWall({ environment, transport }), "ms");
 report("local+uds: 10 concurrent terminal('sleep 0.3') calls, wall time", await concurrentSleepWall({ environment, transport }), "ms");
 
 // Samples interleaved so load drift hits both equally.
