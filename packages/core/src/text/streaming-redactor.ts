@@ -13,6 +13,7 @@
  */
 import { knownSecretList, maskKnownSecrets, redactPatterns } from "./redact.js";
 import { secretPrefixStart } from "./secret-fragments.js";
+import { lastWhitespaceCut } from "./whitespace-cut.js";
 
 /** What a redactor may hold back while waiting for a safe cut (characters). */
 export const DEFAULT_MAX_HELD_CHARS = 16 * 1024;
@@ -20,8 +21,6 @@ export const DEFAULT_MAX_HELD_CHARS = 16 * 1024;
 /** How far a forced cut looks back for a character no token or password contains. */
 const FORCED_CUT_LOOKBACK = 1024;
 const TOKEN_CHAR = /[A-Za-z0-9._~+/=:@-]/;
-const LAST_WHITESPACE = /\s\S*$/;
-const LAST_ASCII_WHITESPACE = /[\t\n\v\f\r ][^\t\n\v\f\r ]*$/;
 
 const BEARER_WORD = /\bBearer(?=\s)/gi;
 /** Where a bearer match may lie: the header, its whitespace and its token (which may still grow). */
@@ -116,7 +115,7 @@ function secretSafeCut(text: string, secrets: readonly string[]): number {
 
 /** Where `text` can be cut so that no well-known format spans the cut, whatever follows. */
 function patternSafeCut(text: string): number {
-  return cutOutside(text, [...bearerRegions(text), ...privateKeyRegions(text)], LAST_WHITESPACE);
+  return cutOutside(text, [...bearerRegions(text), ...privateKeyRegions(text)], false);
 }
 
 /**
@@ -134,22 +133,17 @@ export function asciiSafeCut(text: string, secrets: readonly string[]): number {
     const begun = secretPrefixStart(text, secret, 1);
     if (begun < text.length) regions.push({ start: begun, end: Infinity });
   }
-  return cutOutside(text, regions, LAST_ASCII_WHITESPACE);
+  return cutOutside(text, regions, true);
 }
 
-/** The last whitespace cut (`lastWhitespace` finds it) that falls in none of `regions`; 0 if none. */
-function cutOutside(text: string, regions: readonly Region[], lastWhitespace: RegExp): number {
-  let cut = whitespaceCut(text, text.length, lastWhitespace);
+/** The last whitespace cut (ASCII whitespace only with `ascii`) that falls in none of `regions`; 0 if none. */
+function cutOutside(text: string, regions: readonly Region[], ascii: boolean): number {
+  let cut = lastWhitespaceCut(text, text.length, ascii);
   for (;;) {
     const split = regions.find((region) => region.start < cut && cut < region.end);
     if (!split) return cut;
-    cut = whitespaceCut(text, split.start, lastWhitespace);
+    cut = lastWhitespaceCut(text, split.start, ascii);
   }
-}
-
-/** Just after the last whitespace before `limit`; 0 if there is none. */
-function whitespaceCut(text: string, limit: number, lastWhitespace: RegExp): number {
-  return text.slice(0, limit).search(lastWhitespace) + 1;
 }
 
 /** Each `Bearer` header's region (they may overlap: `Bearer bearer <token>` holds two candidates). */
