@@ -127,6 +127,19 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
       /^boom$/,
     ],
     ["a BigInt", () => 1n, /^bad returned a result that is not JSON: .*BigInt/],
+    ["a Map", () => new Map([["a", 1]]), /^bad returned a result that JSON would carry as \{\}: a Map at \$; return plain objects/],
+    ["a Set deep inside", () => ({ data: { "the items": [1, new Set([1])] } }), /: a Set at \$\.data\["the items"\]\[1\];/],
+    ["an unawaited Promise", () => ({ page: new Promise(() => {}) }), /: a Promise \(was it awaited\?\) at \$\.page;/],
+    ["an Error", () => [new Error("disk full")], /: an Error \("disk full"\) at \$\[0\];/],
+    [
+      "a class instance with private state",
+      () => ({
+        point: new (class Point {
+          #x = 1;
+        })(),
+      }),
+      /: an instance of Point with no JSON properties at \$\.point;/,
+    ],
     [
       "100 000 levels",
       () => nested(100_000),
@@ -137,6 +150,26 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     const response = await send(connection, call(6, "bad", {}));
     expect(response.id).toBe(6);
     expect(response.error?.message).toMatch(message);
+  });
+
+  it("keeps results that only look empty: {}, a null-prototype object, a Date, a class instance with fields, a '{}' string", async () => {
+    const results: unknown[] = [
+      {},
+      { a: {} },
+      Object.create(null),
+      { when: new Date(0) },
+      new (class Point {
+        x = 1;
+      })(),
+      "{}",
+      [[], {}],
+    ];
+    const connection = await openConnection(makeDispatcher({ tools: [tool("fine", (args) => results[(args as { index: number }).index])] }));
+    for (const [index, result] of results.entries()) {
+      const response = await send(connection, call(index + 1, "fine", { index }));
+      expect(response.error).toBeUndefined();
+      expect(response.result).toEqual(JSON.parse(JSON.stringify(result)));
+    }
   });
 
   it("answers a call whose tool never settles once the run closes", async () => {

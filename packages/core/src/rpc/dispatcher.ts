@@ -10,6 +10,7 @@ import { errorMessage } from "../errors.js";
 import { callSafely } from "../safe-callback.js";
 import { firstInexactInteger, showInteger } from "../protocol/inexact-integers.js";
 import { DEFAULT_MAX_JSON_DEPTH, measureJson } from "../protocol/json-measure.js";
+import { findLostInJson } from "../protocol/lost-in-json.js";
 import {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,
@@ -365,6 +366,9 @@ export class RpcDispatcher {
     if (bytes > this.maxFrameBytes) {
       return refuse(`is too large: its answer takes ${bytes} bytes, over the ${this.maxFrameBytes}-byte frame limit`);
     }
+    // A Map, a Set, an unawaited Promise… are encoded as `{}`: only then is the result looked through.
+    const lost = encoded.includes("{}") ? findLostInJson(result) : undefined;
+    if (lost) return refuse(`JSON would carry as {}: ${lost.what} at ${lost.path}; return plain objects, arrays and values`);
     return { frame: encoded };
   }
 
