@@ -136,6 +136,9 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
       () => ({
         point: new (class Point {
           #x = 1;
+          get x() {
+            return this.#x;
+          }
         })(),
       }),
       /: an instance of Point with no JSON properties at \$\.point;/,
