@@ -131,6 +131,7 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     ["a Set deep inside", () => ({ data: { "the items": [1, new Set([1])] } }), /: a Set at \$\.data\["the items"\]\[1\];/],
     ["an unawaited Promise", () => ({ page: new Promise(() => {}) }), /: a Promise \(was it awaited\?\) at \$\.page;/],
     ["an Error", () => [new Error("disk full")], /: an Error \("disk full"\) at \$\[0\];/],
+    ["an ArrayBuffer", () => ({ bytes: new ArrayBuffer(4) }), /: an ArrayBuffer at \$\.bytes;/],
     [
       "a class instance with private state",
       () => ({
@@ -155,12 +156,14 @@ describe("RpcDispatcher against hostile scripts and tools", () => {
     expect(response.error?.message).toMatch(message);
   });
 
-  it("keeps results that only look empty: {}, a null-prototype object, a Date, a class instance with fields, a '{}' string", async () => {
+  it("keeps results that only look empty: {}, a null-prototype object, a Date, an empty Map or buffer, a class instance with fields, a '{}' string", async () => {
     const results: unknown[] = [
       {},
       { a: {} },
       Object.create(null),
       { when: new Date(0) },
+      { none: new Map(), nothing: new Set() },
+      new Uint8Array(0),
       new (class Point {
         x = 1;
       })(),

@@ -35,7 +35,9 @@ export function findLostInJson(value: unknown): LostValue | undefined {
     }
     const keys = Object.keys(current);
     const prototype = Object.getPrototypeOf(current) as object | null;
-    if (keys.length === 0 && prototype !== null && prototype !== Object.prototype) return { path: showPath(path), what: describeObject(current) };
+    if (keys.length === 0 && prototype !== null && prototype !== Object.prototype && holdsData(current)) {
+      return { path: showPath(path), what: describeObject(current) };
+    }
     for (const key of keys) {
       path.push(key);
       const found = visit((current as Record<string, unknown>)[key]);
@@ -52,15 +54,25 @@ export function findLostInJson(value: unknown): LostValue | undefined {
   }
 }
 
+/**
+ * Whether an object that JSON would carry as `{}` holds something: an empty `Map`, `Set`, buffer
+ * or typed array loses nothing (a non-empty typed array has its indices as properties); anything
+ * else cannot be told from outside (a getter, a private field, a promise's value).
+ */
+function holdsData(object: object): boolean {
+  if (object instanceof Map || object instanceof Set) return object.size > 0;
+  if (object instanceof ArrayBuffer || ArrayBuffer.isView(object)) return object.byteLength > 0;
+  return true;
+}
+
 /** `a Map`, `a Promise (was it awaited?)`, `an Error ("message")`, `an instance of Point`. */
 function describeObject(object: object): string {
   if (object instanceof Promise) return "a Promise (was it awaited?)";
   if (object instanceof Error) return `an Error (${JSON.stringify(object.message)})`;
   const name = (object.constructor as { name?: unknown } | undefined)?.name;
   if (typeof name !== "string" || name === "") return "an object with no JSON properties";
-  return ["Map", "Set", "WeakMap", "WeakSet", "WeakRef", "RegExp", "ArrayBuffer", "SharedArrayBuffer"].includes(name)
-    ? `a ${name}`
-    : `an instance of ${name} with no JSON properties`;
+  const builtIn = ["Map", "Set", "WeakMap", "WeakSet", "WeakRef", "RegExp", "ArrayBuffer", "SharedArrayBuffer", "DataView"].includes(name);
+  return builtIn ? `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}` : `an instance of ${name} with no JSON properties`;
 }
 
 /** `$`, `$.a`, `$[0]`, `$["a b"]`. */
