@@ -40,11 +40,12 @@ export interface StartHostProcessOptions {
   /** The runtime's signals and process table. */
   host: ProcessHost;
   /**
-   * The command ends its own tree when its first process exits (it runs under codecall's
-   * launcher: the spawn was given `SpawnOptions.whenTreeHeld` and runs its `command`). Then an
-   * exit of its own is followed only by a kill of its process group: the table of every process
-   * on the host is read only after a kill, or an exit by a signal (the launcher may have died before
-   * it ended the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
+   * The command ends its own tree when its first process exits. A spawn given
+   * `SpawnOptions.whenTreeHeld` is one: its `command` (the one to run, not `whenTreeHeld.command`)
+   * is codecall's launcher, so a backend that runs it passes `treeHeld: options.whenTreeHeld !==
+   * undefined`. Then an exit of its own is followed only by a kill of its process group: the table
+   * of every process on the host is read only after a kill, or an exit by a signal (the launcher may
+   * have died before it ended the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
    * every run's result.
    */
   treeHeld?: boolean;
