@@ -13,6 +13,7 @@
 import { debugLogger } from "./debug/debug-log.js";
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
+import { closestName } from "./options/closest-name.js";
 import type { OptionSet } from "./options/define-options.js";
 import { isModulePath, moduleUrlFromWorkingDirectory } from "./plugin-path.js";
 import { assertSpecification } from "./specification.js";
@@ -183,10 +184,12 @@ function packageFor(name: string, known: Readonly<Record<string, string>>): stri
 }
 
 function unknownPlugin(kind: PluginKind, name: string, known: Readonly<Record<string, string>>, cause?: unknown): CodecallError {
-  const choices = Object.keys(known).join(", ");
+  const names = Object.keys(known);
+  const closest = closestName(name, names);
+  const guess = closest === undefined ? "" : ` Did you mean "${closest}"?`;
   return new CodecallError(
     kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT",
-    `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
+    `Unknown ${kind} "${name}".${guess} Choose one of: ${names.join(", ")}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
     { cause, details: { name } },
   );
 }

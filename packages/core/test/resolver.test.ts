@@ -116,6 +116,17 @@ describe("resolveEnvironment", () => {
     expect(error.details).toEqual({ name: "kubernetes" });
   });
 
+  it("suggests the closest known name for a typo that is no installed package either", async () => {
+    const backend = await rejection(resolveEnvironment("dokcer", { importModule: importer({}) }));
+    expect(backend.message).toBe(
+      'Unknown backend "dokcer". Did you mean "docker"? Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)',
+    );
+    const transport = await rejection(resolveTransports("sream", { importModule: importer({}) }));
+    expect(transport.message).toBe(
+      'Unknown transport "sream". Did you mean "stream"? Choose one of: uds, stream, file, auto (or give a package name)',
+    );
+  });
+
   it.each(["constructor", "__proto__", "toString", "hasOwnProperty"])(
     "refuses %s as an unknown backend and transport (not Object's member)",
     async (name) => {
