@@ -44,7 +44,16 @@ before(
     const installStarted = performance.now();
     // TypeScript and Node's types at the versions the workspace builds with, for the type consumers.
     await installTarballs(project, tarballs, [await workspaceDevDependency("typescript"), await workspaceDevDependency("@types/node")]);
-    for (const fixture of ["agent.mjs", "ai-sdk-agent.mjs", "load-all.cjs", "export-names.mjs", "cli-tools.mjs", "cli-script.py"]) {
+    for (const fixture of [
+      "agent.mjs",
+      "ai-sdk-agent.mjs",
+      "load-all.cjs",
+      "export-names.mjs",
+      "cli-tools.mjs",
+      "cli-script.py",
+      "own-backend.mjs",
+      "resolve-own-backend.mjs",
+    ]) {
       await copyFile(path.join(FIXTURES, fixture), path.join(project, fixture));
     }
     const seconds = (from, to = performance.now()) => ((to - from) / 1000).toFixed(1);
@@ -113,6 +122,19 @@ describe("in a fresh npm project", () => {
     assert.equal(stdout, "status: success\noutput:\n5\n\n");
   });
 
+  test("a backend of your own, given by path, loads through resolveEnvironment and codecall run --backend", async () => {
+    assert.equal((await node(["resolve-own-backend.mjs"])).stdout, "success own hi\n");
+    const codecall = path.join(project, "node_modules/.bin/codecall");
+    const { stdout } = await runCommand(
+      codecall,
+      ["run", "cli-script.py", "--backend", "./own-backend.mjs", "--tools", "./cli-tools.mjs", "--json"],
+      {
+        cwd: project,
+        timeoutMs: 120_000,
+      },
+    );
+    assert.equal(JSON.parse(stdout).backend, "own", stdout);
+  });
   test("codecall --help and --version", async () => {
     const codecall = path.join(project, "node_modules/.bin/codecall");
     const help = await runCommand(codecall, ["--help"], { cwd: project, timeoutMs: 60_000 });

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CodecallError, type Environment, type EnvironmentCapabilities } from "@codecall/core";
+import { CodecallError, type Environment, type EnvironmentCapabilities, type ExecResult } from "@codecall/core";
 import { shellQuote } from "@codecall/core/plugin-kit";
 import { describeIntegration } from "./integration.js";
 
@@ -31,6 +31,22 @@ export interface EnvironmentSuiteOptions {
 }
 
 const text = new TextDecoder();
+
+/**
+ * Runs `command`, which writes `marker` once it has done what a case checks, under a timeout that
+ * must end it: 1 s, and longer again (4 s, 16 s) while the environment was too slow to get as far
+ * as `marker` before the kill — a shell can take over a second to start on a loaded machine, and
+ * then there is nothing printed to keep. The result is the first run that got there (or the last).
+ */
+async function executeUntilMarked(environment: Environment, command: string, marker: string): Promise<ExecResult> {
+  for (const timeoutMs of [1_000, 4_000]) {
+    await environment.remove(marker);
+    const result = await environment.execute(command, { timeoutMs });
+    if ((await environment.executeOneshot(`test -e ${shellQuote(marker)} && echo reached`)).stdout.trim() === "reached") return result;
+  }
+  await environment.remove(marker);
+  return environment.execute(command, { timeoutMs: 16_000 });
+}
 
 /**
  * A command that prints "gone" once the process whose pid is in `pidFile` has ended (a zombie
@@ -178,7 +194,7 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
         "kills the whole process tree on timeout and keeps the partial output",
         async () => {
           const pidFile = `${scratch}/timeout-child.pid`;
-          const result = await environment.execute(`echo partial; sleep 300 & echo $! > ${q(pidFile)}; wait`, { timeoutMs: 1_000 });
+          const result = await executeUntilMarked(environment, `echo partial; sleep 300 & echo $! > ${q(pidFile)}; wait`, pidFile);
           expect(result.timedOut).toBe(true);
           expect(result.exitCode).not.toBe(0);
           expect(result.stdout).toContain("partial");
@@ -196,8 +212,9 @@ export function describeEnvironment(options: EnvironmentSuiteOptions): void {
           // init, so neither a group kill nor a walk down from the command finds it.
           const command =
             `command -v setsid >/dev/null || { echo no setsid; exit 0; }; ` +
-            `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${q(pidFile)}' </dev/null >/dev/null 2>&1; echo escaped; sleep 300`;
-          const result = await environment.execute(command, { timeoutMs: 1_000 });
+            `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${q(pidFile)}' </dev/null >/dev/null 2>&1; echo escaped; ` +
+            `: > ${q(`${scratch}/escaped.marker`)}; sleep 300`;
+          const result = await executeUntilMarked(environment, command, `${scratch}/escaped.marker`);
           // An environment without setsid cannot start such a process, so there is nothing to kill.
           if (result.stdout === "no setsid\n") return;
           expect(result.timedOut).toBe(true);

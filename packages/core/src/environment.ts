@@ -20,7 +20,7 @@ export interface EnvironmentCapabilities {
 
 /** Options shared by `execute`, `executeOneshot` and `spawn`. */
 export interface CommandOptions {
-  /** Working directory inside the environment. */
+  /** Working directory inside the environment. One that does not exist rejects the call with an error naming it. */
   cwd?: string;
   /** Variables set for the command, on top of the environment's default ones (see `clearEnv`). */
   env?: Readonly<Record<string, string>>;
@@ -172,7 +172,10 @@ export interface Environment extends AsyncDisposable {
   executeOneshot(command: string, options?: ExecOptions): Promise<ExecResult>;
   /** Starts a command and streams its stdio. */
   spawn(command: string, options?: SpawnOptions): Promise<EnvironmentProcess>;
-  /** Writes a file (binary-safe), creating missing parent directories. */
+  /**
+   * Writes a file (binary-safe), creating missing parent directories. Rejects with `INVALID_PATH`
+   * for a directory or a FIFO, at once: a FIFO must never make the write wait for a reader.
+   */
   writeFile(path: string, data: Uint8Array | string, options?: WriteFileOptions): Promise<void>;
   /**
    * Optional: opens a file for writing as a byte stream, so a large file need not sit in host
@@ -187,7 +190,9 @@ export interface Environment extends AsyncDisposable {
   openFileWriter?(path: string, options?: WriteFileOptions): Promise<WritableStream<Uint8Array>>;
   /**
    * Reads a whole file (binary-safe). Rejects with `FILE_NOT_FOUND` when it does not exist,
-   * `INVALID_PATH` for a directory, and `FILE_TOO_LARGE` when it holds more than `maxBytes`.
+   * `INVALID_PATH` for a directory or a FIFO (at once, never waiting for a writer), and
+   * `FILE_TOO_LARGE` when it holds more than `maxBytes`. A device is read like a file, within
+   * `maxBytes` (`/dev/zero` ends in `FILE_TOO_LARGE`).
    */
   readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array>;
   /** Creates a new, empty directory that only the environment's user can enter (0700). */

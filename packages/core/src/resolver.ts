@@ -6,13 +6,16 @@
  * Plugin packages follow one convention: a backend exports `createEnvironment(options)` and, if it
  * declares its options with `defineOptions()`, that declaration as `environmentOptions` (the CLI
  * reads `-o` pairs and prints `--help` with it); a transport exports `createTransport(options)`. A
- * name containing `/` or starting with `.` is taken as a module specifier, so third-party plugins
- * need no registration.
+ * name that is not one of ours is taken as a module specifier — a package (`@acme/backend`,
+ * `acme-backend`) or a path (`./my-backend.js`, taken from the working directory) — so third-party
+ * plugins need no registration.
  */
 import { debugLogger } from "./debug/debug-log.js";
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
+import { closestName } from "./options/closest-name.js";
 import type { OptionSet } from "./options/define-options.js";
+import { isModulePath, moduleUrlFromWorkingDirectory } from "./plugin-path.js";
 import { assertSpecification } from "./specification.js";
 import type { Transport } from "./transport.js";
 
@@ -42,7 +45,8 @@ export const AUTO_TRANSPORT_ORDER: readonly string[] = ["uds", "stream", "file"]
 /**
  * Loads a module by specifier. The default is a plain `import()` from this package, which cannot
  * see packages that are not hoisted next to it (pnpm's isolated layout); pass your own
- * `(specifier) => import(specifier)` to resolve from your code instead.
+ * `(specifier) => import(specifier)` to resolve from your code instead. The default takes a path
+ * (`./my-backend.js`, `/abs/backend.js`) from the working directory; yours gets it as written.
  */
 export type ModuleImporter = (specifier: string) => Promise<unknown>;
 
@@ -66,7 +70,8 @@ export interface BackendPlugin {
   createEnvironment(options?: Record<string, unknown>): Promise<Environment>;
 }
 
-const defaultImporter: ModuleImporter = (specifier) => import(/* @vite-ignore */ specifier);
+const defaultImporter: ModuleImporter = (specifier) =>
+  import(/* @vite-ignore */ isModulePath(specifier) ? moduleUrlFromWorkingDirectory(specifier) : specifier);
 
 /** Creates (or passes through) an environment. */
 export async function resolveEnvironment(spec: EnvironmentSpec, options: ResolveOptions = {}): Promise<Environment> {
@@ -80,8 +85,8 @@ export async function resolveEnvironment(spec: EnvironmentSpec, options: Resolve
 
 /** Loads a backend package by name (or module specifier) without creating an environment: for its option declaration. */
 export async function loadBackend(backend: string, options: ResolveOptions = {}): Promise<BackendPlugin> {
-  const specifier = packageFor("backend", backend, BACKEND_PACKAGES);
-  const module = (await loadPlugin(specifier, "backend", backend, options.importModule)) as {
+  const specifier = packageFor(backend, BACKEND_PACKAGES);
+  const module = (await loadPlugin(specifier, "backend", backend, BACKEND_PACKAGES, options.importModule)) as {
     createEnvironment?: (options: Record<string, unknown>) => unknown;
     environmentOptions?: unknown;
   };
@@ -159,8 +164,8 @@ async function loadTransport(
   name: string,
   options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> },
 ): Promise<Transport> {
-  const specifier = packageFor("transport", name, TRANSPORT_PACKAGES);
-  const module = await loadPlugin(specifier, "transport", name, options.importModule);
+  const specifier = packageFor(name, TRANSPORT_PACKAGES);
+  const module = await loadPlugin(specifier, "transport", name, TRANSPORT_PACKAGES, options.importModule);
   const create = (module as { createTransport?: (options: Record<string, unknown>) => unknown }).createTransport;
   if (typeof create !== "function") {
     throw new CodecallError("UNKNOWN_TRANSPORT", `${specifier} does not export createTransport(), so it is not a codecall transport`);
@@ -170,27 +175,39 @@ async function loadTransport(
   return transport as Transport;
 }
 
-function packageFor(kind: "backend" | "transport", name: string, known: Readonly<Record<string, string>>): string {
-  if (name.includes("/") || name.startsWith(".")) return name;
+type PluginKind = "backend" | "transport";
+
+/** The module of a plugin name: ours by its short name, anything else as written. */
+function packageFor(name: string, known: Readonly<Record<string, string>>): string {
   // Own names only: `constructor` or `__proto__` must read as unknown, not as Object's members.
-  const specifier = Object.hasOwn(known, name) ? known[name] : undefined;
-  if (specifier) return specifier;
-  const code = kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT";
-  const choices = Object.keys(known).join(", ");
-  throw new CodecallError(
-    code,
-    `Unknown ${kind} "${name}". Choose one of: ${choices}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
-    {
-      details: { name },
-    },
+  return (Object.hasOwn(known, name) ? known[name] : undefined) ?? name;
+}
+
+function unknownPlugin(kind: PluginKind, name: string, known: Readonly<Record<string, string>>, cause?: unknown): CodecallError {
+  const names = Object.keys(known);
+  const closest = closestName(name, names);
+  const guess = closest === undefined ? "" : ` Did you mean "${closest}"?`;
+  return new CodecallError(
+    kind === "backend" ? "UNKNOWN_BACKEND" : "UNKNOWN_TRANSPORT",
+    `Unknown ${kind} "${name}".${guess} Choose one of: ${names.join(", ")}${kind === "transport" ? ", auto" : ""} (or give a package name)`,
+    { cause, details: { name } },
   );
 }
 
-async function loadPlugin(specifier: string, kind: string, name: string, importModule = defaultImporter): Promise<unknown> {
+async function loadPlugin(
+  specifier: string,
+  kind: PluginKind,
+  name: string,
+  known: Readonly<Record<string, string>>,
+  importModule = defaultImporter,
+): Promise<unknown> {
   try {
     return await importModule(specifier);
   } catch (error) {
-    if (isModuleNotFound(error, specifier)) {
+    // A path is no package to install: its error names the file it looked for.
+    if (!isModulePath(specifier) && isModuleNotFound(error, specifier)) {
+      // A plain name that is neither ours nor an installed package is most likely a typo of ours.
+      if (specifier === name && !name.includes("/")) throw unknownPlugin(kind, name, known, error);
       throw new CodecallError(
         "PACKAGE_NOT_INSTALLED",
         `The ${name} ${kind} needs the package ${specifier}, which is not installed. Install it: npm install ${specifier}`,

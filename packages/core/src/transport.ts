@@ -58,7 +58,8 @@ export interface Transport {
    * explicitly: the wire format and `ToolError` from `_codecall_protocol` (`encode_request`,
    * `decode_answer`, `answer_id`, `failed_future`, `settle`, `settle_response`,
    * `response_outcome`), the rest from the standard library.
-   * `guest/python/_codecall_client.pyi` in this package states the contract for type checkers.
+   * `src/guest/python/_codecall_client.pyi` in codecall's repository states the contract for type
+   * checkers (https://github.com/codecall/codecall/blob/main/packages/core/src/guest/python/_codecall_client.pyi).
    */
   guestClient(language: GuestLanguage): string;
 }

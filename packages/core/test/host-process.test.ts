@@ -99,3 +99,19 @@ describe.runIf(process.platform === "linux")("a host process's end", () => {
     expect(ended.leftGone).toBe(true);
   });
 });
+
+describe("startHostProcess: a child that cannot start", () => {
+  it("names the working directory too when Node reports ENOENT, as it does for a missing one", async () => {
+    const child = spawn("sh", ["-c", "true"], { cwd: path.join(tmpdir(), "codecall-no-such-dir", "x"), detached: true, stdio: "pipe" });
+    const empty = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const started = startHostProcess(
+      child,
+      { stdin: new WritableStream(), stdout: empty(), stderr: empty() },
+      { file: "sh", tag: "t", host: countingHost() },
+    );
+    await expect(started).rejects.toMatchObject({
+      code: "ENVIRONMENT_FAILED",
+      message: "Could not start sh: spawn sh ENOENT (the program is not on PATH, or the working directory does not exist)",
+    });
+  });
+});

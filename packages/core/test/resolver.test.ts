@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { CodecallError } from "../src/errors.js";
 import { defineOptions } from "../src/options/define-options.js";
 import { loadBackend, resolveEnvironment, resolveTransports, type ModuleImporter } from "../src/resolver.js";
@@ -25,7 +28,7 @@ const fakeTransport = (id: string): Transport => ({
 function importer(modules: Record<string, unknown>, seen: string[] = []): ModuleImporter {
   return async (specifier) => {
     seen.push(specifier);
-    if (specifier in modules) return modules[specifier];
+    if (Object.hasOwn(modules, specifier)) return modules[specifier];
     throw notFound(specifier);
   };
 }
@@ -66,6 +69,44 @@ describe("resolveEnvironment", () => {
     expect(seen).toEqual(["@acme/backend", "./local-backend.js"]);
   });
 
+  it("loads a third-party backend by a package name without a scope", async () => {
+    const importModule = importer({ "acme-backend": { createEnvironment: () => fakeEnvironment } });
+    expect(await resolveEnvironment({ backend: "acme-backend" }, { importModule })).toBe(fakeEnvironment);
+    expect((await loadBackend("acme-backend", { importModule })).specifier).toBe("acme-backend");
+  });
+
+  it("takes a backend given as a relative path from the working directory, not from core's own directory", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-resolver-"));
+    try {
+      const file = path.join(dir, "my-backend.mjs");
+      await writeFile(file, "export function createEnvironment(options) { return { ...options.base, backendId: 'mine' }; }\n");
+      // The program runs elsewhere than this package: its working directory is the file's.
+      const cwd = vi.spyOn(process, "cwd").mockReturnValue(dir);
+      try {
+        for (const specifier of ["./my-backend.mjs", `../${path.basename(dir)}/my-backend.mjs`, file]) {
+          const environment = await resolveEnvironment({ backend: specifier, options: { base: fakeEnvironment } });
+          expect(environment.backendId).toBe("mine");
+        }
+      } finally {
+        cwd.mockRestore();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("never advises npm install for a missing path, even when the loader's message quotes it", async () => {
+    const importModule: ModuleImporter = async (specifier) => {
+      throw Object.assign(new Error(`Cannot find module '/app/dist/dist/index.js'. Did you mean to import "../../${specifier.slice(2)}"?`), {
+        code: "ERR_MODULE_NOT_FOUND",
+      });
+    };
+    const error = await rejection(resolveEnvironment("./dist/index.js", { importModule }));
+    expect(error.code).toBe("UNKNOWN_BACKEND");
+    expect(error.message).toMatch(/^Could not load \.\/dist\/index\.js: Cannot find module/);
+    expect(error.message).not.toContain("npm install");
+  });
+
   it("refuses an unknown backend name, listing the choices", async () => {
     const error = await rejection(resolveEnvironment("kubernetes", { importModule: importer({}) }));
     expect(error.code).toBe("UNKNOWN_BACKEND");
@@ -73,6 +114,17 @@ describe("resolveEnvironment", () => {
       'Unknown backend "kubernetes". Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)',
     );
     expect(error.details).toEqual({ name: "kubernetes" });
+  });
+
+  it("suggests the closest known name for a typo that is no installed package either", async () => {
+    const backend = await rejection(resolveEnvironment("dokcer", { importModule: importer({}) }));
+    expect(backend.message).toBe(
+      'Unknown backend "dokcer". Did you mean "docker"? Choose one of: local, docker, ssh, modal, daytona, singularity, apptainer (or give a package name)',
+    );
+    const transport = await rejection(resolveTransports("sream", { importModule: importer({}) }));
+    expect(transport.message).toBe(
+      'Unknown transport "sream". Did you mean "stream"? Choose one of: uds, stream, file, auto (or give a package name)',
+    );
   });
 
   it.each(["constructor", "__proto__", "toString", "hasOwnProperty"])(

@@ -40,11 +40,12 @@ export interface StartHostProcessOptions {
   /** The runtime's signals and process table. */
   host: ProcessHost;
   /**
-   * The command ends its own tree when its first process exits (it runs under codecall's
-   * launcher: the spawn was given `SpawnOptions.whenTreeHeld` and runs its `command`). Then an
-   * exit of its own is followed only by a kill of its process group: the table of every process
-   * on the host is read only after a kill, or an exit by a signal (the launcher may have died before
-   * it ended the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
+   * The command ends its own tree when its first process exits. A spawn given
+   * `SpawnOptions.whenTreeHeld` is one: its `command` (the one to run, not `whenTreeHeld.command`)
+   * is codecall's launcher, so a backend that runs it passes `treeHeld: options.whenTreeHeld !==
+   * undefined`. Then an exit of its own is followed only by a kill of its process group: the table
+   * of every process on the host is read only after a kill, or an exit by a signal (the launcher may
+   * have died before it ended the tree). A sweep costs milliseconds per command, tens on a busy host, and it would delay
    * every run's result.
    */
   treeHeld?: boolean;
@@ -62,9 +63,7 @@ export async function startHostProcess(child: SpawnedChild, stdio: HostStdio, op
   );
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
-    child.once("error", (error) =>
-      reject(new CodecallError("ENVIRONMENT_FAILED", `Could not start ${options.file}: ${error.message}`, { cause: error })),
-    );
+    child.once("error", (error) => reject(notStarted(options.file, error)));
   });
   return new HostProcess(child.pid!, stdio, exited, options.tag, options.host, options.treeHeld);
 }
@@ -161,6 +160,15 @@ export class HostProcess implements EnvironmentProcess {
   async #signalTree(root: number | undefined, signal: TreeSignal): Promise<void> {
     signalProcesses(this.#host, this.#pid, await findProcessTree(this.#host, root, this.#tag), signal);
   }
+}
+
+/**
+ * Node reports a working directory that does not exist as ENOENT of the program ("spawn bash
+ * ENOENT"), which sends one looking for the program: the message names both causes.
+ */
+function notStarted(file: string, error: Error): CodecallError {
+  const missing = (error as { code?: unknown }).code === "ENOENT" ? " (the program is not on PATH, or the working directory does not exist)" : "";
+  return new CodecallError("ENVIRONMENT_FAILED", `Could not start ${file}: ${error.message}${missing}`, { cause: error });
 }
 
 /** A child's exit as the Environment contract reports it: `code`, or 128 + the signal's number. */
