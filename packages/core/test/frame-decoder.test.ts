@@ -67,7 +67,7 @@ describe("FrameDecoder", () => {
     ];
     expect(out).toHaveLength(2);
     const [oversized, next] = out;
-    expect(oversized).toEqual({ kind: "oversized", prefix: big.slice(0, 256), bytes: big.length });
+    expect(oversized).toEqual({ kind: "oversized", prefix: big.slice(0, 256), bytes: big.length, over: "frame" });
     expect(next).toEqual({ kind: "frame", line: '{"next":1}' });
     expect(decoder.bufferedBytes).toBe(0);
   });
@@ -77,7 +77,7 @@ describe("FrameDecoder", () => {
     const out = decoder.push(bytes(`short\n${"x".repeat(20)}\nafter\n`));
     expect(out).toEqual([
       { kind: "frame", line: "short" },
-      { kind: "oversized", prefix: "x".repeat(20), bytes: 20 },
+      { kind: "oversized", prefix: "x".repeat(20), bytes: 20, over: "frame" },
       { kind: "frame", line: "after" },
     ]);
   });

@@ -1,16 +1,24 @@
 /**
  * Splits a byte stream into NDJSON frames with a size limit, for transports that receive bytes
  * (sockets, pipes). A frame over the limit is not buffered: its first bytes are kept so the id can
- * be recovered, the rest is skipped up to the next newline, and decoding goes on.
+ * be recovered, the rest is skipped up to the next newline, and decoding goes on. With a shared
+ * {@link ByteBudget}, the bytes an unfinished frame holds are also counted against the run's
+ * connections in all; a frame the budget cannot hold is skipped in the same way.
  */
 import { concatBytes } from "../files/concat-bytes.js";
+import type { ByteBudget } from "./connection-budget.js";
 
 const NEWLINE = 0x0a;
 /** How much of an oversized frame is kept, enough to read its `jsonrpc` and `id`. */
 const OVERSIZE_PREFIX_BYTES = 256;
 
-/** One decoded unit: a complete frame, or the notice that a frame was too large. */
-export type DecodedFrame = { kind: "frame"; line: string } | { kind: "oversized"; prefix: string; bytes: number };
+/**
+ * One decoded unit: a complete frame, or the notice that a frame was skipped — over the frame
+ * limit, or (`bytes` then counts what had arrived when it was refused) over the shared budget.
+ */
+export type DecodedFrame =
+  | { kind: "frame"; line: string }
+  | { kind: "oversized"; prefix: string; bytes: number; over: "frame" | "budget" };
 
 export class FrameDecoder {
   readonly #maxFrameBytes: number;
@@ -18,10 +26,13 @@ export class FrameDecoder {
   #chunks: Uint8Array[] = [];
   #pendingBytes = 0;
   /** While skipping an oversized frame: its kept prefix and running size. */
-  #oversized: { prefix: string; bytes: number } | undefined;
+  #oversized: { prefix: string; bytes: number; over: "frame" | "budget" } | undefined;
+  readonly #budget: ByteBudget | undefined;
 
-  constructor(maxFrameBytes: number) {
+  /** `budget`: shared with other decoders, it bounds what all of them hold together. */
+  constructor(maxFrameBytes: number, budget?: ByteBudget) {
     this.#maxFrameBytes = maxFrameBytes;
+    this.#budget = budget;
   }
 
   /** Feeds bytes; returns the frames they complete, in order. */
@@ -49,17 +60,23 @@ export class FrameDecoder {
     return this.#pendingBytes;
   }
 
+  /** The stream has ended: the unfinished frame is dropped and its bytes go back to the budget. */
+  release(): void {
+    this.#drop();
+    this.#oversized = undefined;
+  }
+
   #append(part: Uint8Array): void {
     if (part.length === 0) return;
     if (this.#oversized) {
       this.#oversized.bytes += part.length;
       return;
     }
-    if (this.#pendingBytes + part.length > this.#maxFrameBytes) {
+    const tooLarge = this.#pendingBytes + part.length > this.#maxFrameBytes;
+    if (tooLarge || (this.#budget !== undefined && !this.#budget.take(part.length))) {
       const head = concatBytes([...this.#chunks, part.subarray(0, OVERSIZE_PREFIX_BYTES)]).subarray(0, OVERSIZE_PREFIX_BYTES);
-      this.#oversized = { prefix: this.#text.decode(head), bytes: this.#pendingBytes + part.length };
-      this.#chunks = [];
-      this.#pendingBytes = 0;
+      this.#oversized = { prefix: this.#text.decode(head), bytes: this.#pendingBytes + part.length, over: tooLarge ? "frame" : "budget" };
+      this.#drop();
       return;
     }
     // Copy: the caller may reuse its buffer (Node does for some sockets).
@@ -69,14 +86,20 @@ export class FrameDecoder {
 
   #finishFrame(): DecodedFrame | undefined {
     if (this.#oversized) {
-      const { prefix, bytes } = this.#oversized;
+      const { prefix, bytes, over } = this.#oversized;
       this.#oversized = undefined;
-      return { kind: "oversized", prefix, bytes };
+      return { kind: "oversized", prefix, bytes, over };
     }
     const bytes = concatBytes(this.#chunks);
+    this.#drop();
+    return this.#decodeLine(bytes);
+  }
+
+  /** Lets go of the unfinished frame's bytes. */
+  #drop(): void {
+    this.#budget?.give(this.#pendingBytes);
     this.#chunks = [];
     this.#pendingBytes = 0;
-    return this.#decodeLine(bytes);
   }
 
   #decodeLine(bytes: Uint8Array): DecodedFrame | undefined {
