@@ -114,7 +114,8 @@ class UdsServer {
       },
       pendingBytes: () => socket.writableLength,
       onWantsInput: () => socket.resume(),
-      end: () => socket.end(),
+      // Destroyed once the answer is written: a guest that never closes its end must not keep the descriptor.
+      end: () => socket.end(() => socket.destroy()),
     });
     socket.on("drain", () => flow.pump());
     socket.on("error", () => socket.destroy());

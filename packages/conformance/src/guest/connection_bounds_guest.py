@@ -4,6 +4,7 @@
 import json
 import os
 import socket
+import time
 
 from codecall import ToolError, echo
 
@@ -39,6 +40,15 @@ def too_many_connections(limit):
     extra = Raw()
     answer = extra.hello()
     print(answer["id"], answer["error"]["code"], answer["error"]["message"].split(":")[0], extra.answer())
+    # Closed, not only half-closed: a refused guest that never closes its end holds no host descriptor.
+    # (Until the host has closed it, bytes are taken and dropped; only a host that keeps it open loops on.)
+    while True:
+        try:
+            extra.sock.sendall(b"\n")
+        except OSError:
+            break
+        time.sleep(0.01)
+    print("closed by the host")
     # A forked worker opens a connection of its own: its calls fail with the host's reason.
     pid = os.fork()
     if pid == 0:
