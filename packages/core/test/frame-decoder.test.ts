@@ -103,4 +103,21 @@ describe("FrameDecoder", () => {
     expect(end?.kind === "oversized" && end.prefix.startsWith('{"jsonrpc":"2.0","id":"big"')).toBe(true);
     expect(decoder.push(bytes("ok\n"))).toEqual([{ kind: "frame", line: "ok" }]);
   });
+
+  it("holds a frame sent a byte at a time in memory of about its size, not an object per byte", () => {
+    const decoder = new FrameDecoder(16 * 1024 * 1024);
+    const prefix = bytes('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"');
+    const byte = new Uint8Array(1);
+    const count = 1_000_000;
+    const used = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    const before = used();
+    for (const value of prefix) decoder.push(byte.fill(value));
+    for (let index = 0; index < count; index += 1) decoder.push(byte.fill(0x78));
+    // Held while measured: a copy per read held about 100 bytes for each (100 MB here).
+    const growth = used() - before;
+    expect(decoder.bufferedBytes).toBe(prefix.length + count);
+    expect(growth).toBeLessThan(24 * 1024 * 1024);
+    const [frame] = decoder.push(bytes('"}}}\n'));
+    expect(frame?.kind === "frame" && frame.line.length).toBe(prefix.length + count + 4);
+  });
 });

@@ -5,12 +5,16 @@
  * {@link ByteBudget}, the bytes an unfinished frame holds are also counted against the run's
  * connections in all; a frame the budget cannot hold is skipped in the same way.
  */
+import { grown } from "../execute/growable-buffer.js";
 import { concatBytes } from "../files/concat-bytes.js";
 import type { ByteBudget } from "./connection-budget.js";
 
 const NEWLINE = 0x0a;
 /** How much of an oversized frame is kept, enough to read its `jsonrpc` and `id`. */
 const OVERSIZE_PREFIX_BYTES = 256;
+/** An unfinished frame's buffer up to this size is kept for the next one; a larger one is let go. */
+const KEPT_BUFFER_BYTES = 64 * 1024;
+const EMPTY = new Uint8Array(0);
 
 /**
  * One decoded unit: a complete frame, or the notice that a frame was skipped — over the frame
@@ -23,7 +27,11 @@ export type DecodedFrame =
 export class FrameDecoder {
   readonly #maxFrameBytes: number;
   readonly #text = new TextDecoder("utf-8");
-  #chunks: Uint8Array[] = [];
+  /**
+   * The unfinished frame, in one buffer that doubles as it fills: a guest that sends a byte at a
+   * time costs the host those bytes, not an object per read.
+   */
+  #pending: Uint8Array = EMPTY;
   #pendingBytes = 0;
   /** While skipping an oversized frame: its kept prefix and running size. */
   #oversized: { prefix: string; bytes: number; over: "frame" | "budget" } | undefined;
@@ -46,7 +54,7 @@ export class FrameDecoder {
         break;
       }
       // The common case, a whole frame within one chunk, is decoded where it lies (no copy).
-      const whole = this.#chunks.length === 0 && this.#oversized === undefined && newline - start <= this.#maxFrameBytes;
+      const whole = this.#pendingBytes === 0 && this.#oversized === undefined && newline - start <= this.#maxFrameBytes;
       if (!whole) this.#append(chunk.subarray(start, newline));
       const frame = whole ? this.#decodeLine(chunk.subarray(start, newline)) : this.#finishFrame();
       if (frame) out.push(frame);
@@ -74,13 +82,15 @@ export class FrameDecoder {
     }
     const tooLarge = this.#pendingBytes + part.length > this.#maxFrameBytes;
     if (tooLarge || (this.#budget !== undefined && !this.#budget.take(part.length))) {
-      const head = concatBytes([...this.#chunks, part.subarray(0, OVERSIZE_PREFIX_BYTES)]).subarray(0, OVERSIZE_PREFIX_BYTES);
+      const held = this.#pending.subarray(0, Math.min(this.#pendingBytes, OVERSIZE_PREFIX_BYTES));
+      const head = concatBytes([held, part.subarray(0, OVERSIZE_PREFIX_BYTES - held.length)]);
       this.#oversized = { prefix: this.#text.decode(head), bytes: this.#pendingBytes + part.length, over: tooLarge ? "frame" : "budget" };
       this.#drop();
       return;
     }
-    // Copy: the caller may reuse its buffer (Node does for some sockets).
-    this.#chunks.push(part.slice());
+    // Copied: the caller may reuse its buffer (Node does for some sockets).
+    this.#pending = grown(this.#pending, this.#pendingBytes, this.#pendingBytes + part.length, this.#maxFrameBytes);
+    this.#pending.set(part, this.#pendingBytes);
     this.#pendingBytes += part.length;
   }
 
@@ -90,15 +100,15 @@ export class FrameDecoder {
       this.#oversized = undefined;
       return { kind: "oversized", prefix, bytes, over };
     }
-    const bytes = concatBytes(this.#chunks);
+    const frame = this.#decodeLine(this.#pending.subarray(0, this.#pendingBytes));
     this.#drop();
-    return this.#decodeLine(bytes);
+    return frame;
   }
 
   /** Lets go of the unfinished frame's bytes. */
   #drop(): void {
     this.#budget?.give(this.#pendingBytes);
-    this.#chunks = [];
+    if (this.#pending.length > KEPT_BUFFER_BYTES) this.#pending = EMPTY;
     this.#pendingBytes = 0;
   }
 
