@@ -107,7 +107,7 @@ export function describeBackpressure(options: BackpressureSuiteOptions): void {
           });
           expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false });
           expect(guest.result.stdout).toBe(
-            `True\nserved\nNone ${RpcErrorCode.InvalidRequest} Connection refused None\nclosed by the host\nchild refused: True\nstill served\n`,
+            `True\nserved\nNone ${RpcErrorCode.InvalidRequest} Connection refused True\nclosed by the host\nchild refused: True\nstill served\n`,
           );
         } finally {
           await environment.close();

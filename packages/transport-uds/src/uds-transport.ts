@@ -97,16 +97,15 @@ class UdsServer {
   #serve(accepted: Socket): void {
     // The flow is made after the socket (it may answer and end the connection at once, over the
     // run's limit); the socket reads nothing before this returns.
-    let flow: CallFlow | undefined;
     const socket = readConnection(accepted, (bytes) => {
-      flow!.push(bytes);
-      return flow!.wantsInput;
+      flow.push(bytes);
+      return flow.wantsInput;
     });
     this.#sockets.add(socket);
     // A guest that stops reading its answers must not grow the host's memory: the flow starts
     // calls only while few run and few answers wait in the socket, and the socket is not read
     // while decoded requests wait to start.
-    flow = new CallFlow({
+    const flow: CallFlow = new CallFlow({
       rpc: this.#run.dispatcher.createConnection(),
       maxFrameBytes: this.#run.maxFrameBytes,
       send: (answer) => {

@@ -6,7 +6,7 @@ import os
 import socket
 import time
 
-from codecall import ToolError, echo
+from codecall import ToolError, echo  # pyright: ignore[reportMissingImports]
 
 PATH = os.environ["CODECALL_RPC_SOCKET"]
 TOKEN = os.environ["CODECALL_RPC_TOKEN"]
@@ -28,8 +28,15 @@ class Raw:
         return self.answer()
 
     def answer(self):
+        """The next answer; raises at the end of the stream (see `closed`)."""
         line = self.reader.readline()
-        return json.loads(line) if line else None
+        if not line:
+            raise EOFError("the host closed the connection")
+        return json.loads(line)
+
+    def closed(self):
+        """True when the host has closed the connection (nothing more to read)."""
+        return self.reader.readline() == b""
 
 
 def too_many_connections(limit):
@@ -39,7 +46,7 @@ def too_many_connections(limit):
     print(echo("served"))
     extra = Raw()
     answer = extra.hello()
-    print(answer["id"], answer["error"]["code"], answer["error"]["message"].split(":")[0], extra.answer())
+    print(answer["id"], answer["error"]["code"], answer["error"]["message"].split(":")[0], extra.closed())
     # Closed, not only half-closed: a refused guest that never closes its end holds no host descriptor.
     # (Until the host has closed it, bytes are taken and dropped; only a host that keeps it open loops on.)
     while True:
