@@ -202,7 +202,10 @@ describe("validateAgainstSchema: large arguments from a hostile guest", () => {
   it("reports every problem of arguments up to the detail bound, and paths deep in large ones", () => {
     const schema = object({ rows: { type: "array", items: object({ name: { type: "string" } }) } });
     const rows = (count: number) => Array.from({ length: count }, (_, index) => ({ name: index === 1 || index === count - 1 ? 1 : "n" }));
-    expect(validate({ rows: rows(10) }, schema)).toEqual(["'rows[1].name' must be a string, got the integer 1", "'rows[9].name' must be a string, got the integer 1"]);
+    expect(validate({ rows: rows(10) }, schema)).toEqual([
+      "'rows[1].name' must be a string, got the integer 1",
+      "'rows[9].name' must be a string, got the integer 1",
+    ]);
     expect(validate({ rows: rows(MAX_DETAILED_NODES) }, schema)).toEqual(["'rows[1].name' must be a string, got the integer 1"]);
     const deep = { rows: [...rows(100_000).map(() => ({ name: "n" })), { name: "n", nested: [[Number.NaN]] }] };
     expect(validate(deep, schema)).toEqual(["'rows[100000].nested[0][0]' must be a finite number, got NaN"]);

@@ -20,9 +20,7 @@ const EMPTY = new Uint8Array(0);
  * One decoded unit: a complete frame, or the notice that a frame was skipped — over the frame
  * limit, or (`bytes` then counts what had arrived when it was refused) over the shared budget.
  */
-export type DecodedFrame =
-  | { kind: "frame"; line: string }
-  | { kind: "oversized"; prefix: string; bytes: number; over: "frame" | "budget" };
+export type DecodedFrame = { kind: "frame"; line: string } | { kind: "oversized"; prefix: string; bytes: number; over: "frame" | "budget" };
 
 export class FrameDecoder {
   readonly #maxFrameBytes: number;
