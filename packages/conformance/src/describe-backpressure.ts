@@ -3,10 +3,14 @@
  * `CODECALL_RPC_SOCKET`), a guest that pipelines thousands of calls to a tool returning 1 MiB and
  * does not read the answers must not grow the host: the host's memory high-water mark stays under
  * a bound, and once the guest reads, every call is answered; meanwhile the other connections are
- * served. The host is this test process, so its own memory is what is measured.
+ * served. The host is this test process, so its own memory is what is measured. What all of a run's
+ * connections hold together is bounded too: a connection over the run's limit is refused, and
+ * unfinished frames share one budget; both are checked by what the guest is told.
  */
 import { expect, it } from "vitest";
 import type { Environment, Transport } from "@codecall/core";
+import { RpcErrorCode } from "@codecall/core/protocol";
+import connectionBoundsGuest from "./guest/connection_bounds_guest.py?raw";
 import pipeliningGuest from "./guest/pipelining_guest.py?raw";
 import { describeIntegration } from "./integration.js";
 import { runGuest } from "./transport-harness.js";
@@ -84,6 +88,48 @@ export function describeBackpressure(options: BackpressureSuiteOptions): void {
             timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
           });
           expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false, stdout: '{"answers": true}\n' });
+        } finally {
+          await environment.close();
+        }
+      },
+      NEIGHBOURS_TIMEOUT_MS,
+    );
+
+    it(
+      "refuses a connection over the run's limit with an answer that says why, and goes on serving the others",
+      async () => {
+        const environment = await options.createEnvironment();
+        try {
+          const guest = await runGuest(environment, options.transport(), `${connectionBoundsGuest}\ntoo_many_connections(4)\n`, {
+            interpreter: options.interpreter ?? "python3",
+            timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
+            maxConnections: 4,
+          });
+          expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false });
+          expect(guest.result.stdout).toBe(
+            `True\nserved\nNone ${RpcErrorCode.InvalidRequest} Connection refused True\nclosed by the host\nchild refused: True\nstill served\n`,
+          );
+        } finally {
+          await environment.close();
+        }
+      },
+      NEIGHBOURS_TIMEOUT_MS,
+    );
+
+    it(
+      "refuses the unfinished frame that would pass the run's budget, and serves the rest",
+      async () => {
+        const environment = await options.createEnvironment();
+        try {
+          // Frames of at most 1 MiB: the run's connections may hold 4 MiB of unfinished ones.
+          const guest = await runGuest(environment, options.transport(), `${connectionBoundsGuest}\nunfinished_frames(5, 900_000)\n`, {
+            interpreter: options.interpreter ?? "python3",
+            timeoutMs: NEIGHBOURS_TIMEOUT_MS - 30_000,
+            maxFrameBytes: 1024 * 1024,
+          });
+          expect(guest.result).toMatchObject({ stderr: "", exitCode: 0, timedOut: false });
+          const refusal = `${RpcErrorCode.FrameTooLarge} Request refused: the run's connections already held 4194304 bytes of unfinished requests, the most the host buffers for one run`;
+          expect(guest.result.stdout).toBe(`${JSON.stringify([refusal, "echoed", "echoed", "echoed", "echoed"]).replace(/","/g, '", "')}\nTrue\n`);
         } finally {
           await environment.close();
         }

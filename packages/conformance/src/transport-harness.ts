@@ -29,6 +29,8 @@ export interface ToolProbe {
 export interface GuestRunOptions {
   /** Frame limit of the run (default 16 MiB). */
   maxFrameBytes?: number;
+  /** Connections the run may have open at once (the dispatcher's default when absent). */
+  maxConnections?: number;
   /** Every dispatched call, at start and end; gets the live session (to close it mid-call). */
   onToolCall?: (event: ToolCallEvent, session: TransportSession) => void;
 }
@@ -127,6 +129,8 @@ export async function runGuest(
     environment,
     runId,
     maxToolCalls: 10_000,
+    maxFrameBytes,
+    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     onToolCall: (event) => {
       if (session) options.onToolCall?.(event, session);
     },

@@ -27,6 +27,7 @@ async function staged(options: { maxRunning?: number; maxPendingBytes?: number }
     },
     pendingBytes: () => pending,
     onWantsInput: () => (wantsInput += 1),
+    end: () => {},
     ...options,
   });
   const deliver = () => {
@@ -104,6 +105,7 @@ describe("CallFlow", () => {
       send: (answer) => sent.push(answer),
       pendingBytes: () => 0,
       onWantsInput: () => {},
+      end: () => {},
     });
     flow.push(encoder.encode(`${call(1, "echo", { text: "a" })}\n${call(2, "echo", {})}\n${call(3, "echo", { text: "c" })}\n`));
     // No await: nothing had to wait, so nothing was left for a later microtask.
@@ -113,5 +115,71 @@ describe("CallFlow", () => {
     expect(flow.running).toBe(0);
     expect(flow.wantsInput).toBe(true);
     expect(events).toEqual(["tool-call-start", "tool-call-end", "tool-call-start", "tool-call-end"]);
+  });
+});
+
+describe("CallFlow: what all of a run's connections hold", () => {
+  /** A flow on `dispatcher` whose sends and end the test reads. */
+  async function flowOn(dispatcher: ReturnType<typeof makeDispatcher>, maxFrameBytes = 1 << 20) {
+    const sent: string[] = [];
+    let ended = 0;
+    const flow = new CallFlow({
+      rpc: await openConnection(dispatcher),
+      maxFrameBytes,
+      send: (answer) => sent.push(answer),
+      pendingBytes: () => 0,
+      onWantsInput: () => {},
+      end: () => (ended += 1),
+    });
+    return { flow, sent, ended: () => ended };
+  }
+
+  it("refuses a connection over the run's limit at once, with an answer, and admits one again when another closes", async () => {
+    const dispatcher = makeDispatcher({ maxConnections: 2 });
+    const first = await flowOn(dispatcher);
+    const second = await flowOn(dispatcher);
+    const third = await flowOn(dispatcher);
+    expect([first.ended(), second.ended()]).toEqual([0, 0]);
+    // Refused before it sent anything: a connection that never speaks holds nothing either.
+    expect(third.ended()).toBe(1);
+    expect(third.sent).toHaveLength(1);
+    const refusal = decode(third.sent[0]!);
+    expect(refusal.id).toBeNull();
+    expect(refusal.error?.code).toBe(-32600);
+    expect(refusal.error?.message).toContain("Connection refused: this run already has 2 connections");
+    third.flow.push(encoder.encode(`${call(1, "echo", { text: "ignored" })}\n`));
+    expect(third.sent).toHaveLength(1);
+    expect(dispatcher.toolCallsMade).toBe(0);
+
+    first.flow.close();
+    first.flow.close();
+    const fourth = await flowOn(dispatcher);
+    expect(fourth.ended()).toBe(0);
+    fourth.flow.push(encoder.encode(`${call(1, "echo", { text: "served" })}\n`));
+    expect(fourth.sent.map((answer) => decode(answer).result)).toEqual(["served"]);
+  });
+
+  it("bounds the unfinished frames of all the run's connections together, and gives their bytes back", async () => {
+    // A run budget of 4 frames of 1000 bytes; five connections each hold most of a frame.
+    const dispatcher = makeDispatcher({ maxFrameBytes: 1000, maxToolCalls: 100 });
+    const flows = await Promise.all(Array.from({ length: 5 }, () => flowOn(dispatcher, 1000)));
+    const start = (id: number) => encoder.encode(call(id, "echo", { text: "x".repeat(850) }).slice(0, -3));
+    flows.forEach(({ flow }, index) => flow.push(start(index + 1)));
+    expect(dispatcher.connectionBudget.unfinishedFrames.taken).toBeLessThanOrEqual(4000);
+    flows.forEach(({ flow }) => flow.push(encoder.encode("}}}\n")));
+    const answers = flows.map(({ sent }) => decode(sent[0]!));
+    expect(answers.slice(0, 4).map((answer) => answer.result)).toEqual(Array.from({ length: 4 }, () => "x".repeat(850)));
+    expect(answers[4]?.id).toBe(5);
+    expect(answers[4]?.error?.code).toBe(-32006);
+    expect(answers[4]?.error?.message).toContain("Request refused: the run's connections already held 4000 bytes of unfinished requests");
+    expect(dispatcher.connectionBudget.unfinishedFrames.taken).toBe(0);
+
+    // Room again: the refused connection is served, and a closed one gives back what it held.
+    flows[4]!.flow.push(encoder.encode(`${call(6, "echo", { text: "again" })}\n`));
+    expect(decode(flows[4]!.sent[1]!).result).toBe("again");
+    flows[0]!.flow.push(start(7));
+    expect(dispatcher.connectionBudget.unfinishedFrames.taken).toBeGreaterThan(0);
+    flows[0]!.flow.close();
+    expect(dispatcher.connectionBudget.unfinishedFrames.taken).toBe(0);
   });
 });

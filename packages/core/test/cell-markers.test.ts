@@ -1,6 +1,6 @@
 // Splitting a kernel's output at its end markers, whatever the chunks the stream arrives in.
 import { describe, expect, it } from "vitest";
-import { CellMarkerSplitter } from "../src/session/cell-markers.js";
+import { CellMarkerSplitter, MAX_MARKER_PAYLOAD_BYTES } from "../src/session/cell-markers.js";
 
 const NONCE = "n0nce";
 const encoder = new TextEncoder();
@@ -53,5 +53,24 @@ describe("CellMarkerSplitter", () => {
     expect(seen).toEqual(["x"]);
     splitter.end();
     expect(seen).toEqual(["x", `${NONCE}{"cell":`]);
+  });
+
+  it("passes on the nonce and what follows as output when no marker's newline comes in time (a cell that read the nonce)", () => {
+    let received = 0;
+    const markers: unknown[] = [];
+    const splitter = new CellMarkerSplitter(NONCE, { onData: (chunk) => (received += chunk.length), onMarker: (payload) => markers.push(payload) });
+    const flood = new Uint8Array(64 * 1024).fill(0x79);
+    splitter.push(encoder.encode(`x${NONCE}`));
+    for (let index = 0; index < 16; index += 1) splitter.push(flood);
+    // Everything but the bytes that may still be a marker was passed on: nothing waits for a newline.
+    expect(received).toBe(1 + NONCE.length + 16 * flood.length);
+    // The search goes on after it: a real marker is still found.
+    splitter.push(encoder.encode(`\n${NONCE}{"cell":1}\n`));
+    expect(markers).toEqual([{ cell: 1 }]);
+    // A line exactly at the limit is still a marker's; one byte longer is output.
+    const atLimit = `{"pad":"${"p".repeat(MAX_MARKER_PAYLOAD_BYTES - 10)}"}`;
+    expect(split(`${NONCE}${atLimit}\nz`, 100)).toEqual([{ marker: { pad: "p".repeat(MAX_MARKER_PAYLOAD_BYTES - 10) } }, "z"]);
+    const overLimit = `{"pad":"${"p".repeat(MAX_MARKER_PAYLOAD_BYTES - 9)}"}`;
+    expect(split(`${NONCE}${overLimit}\nz`, 100)).toEqual([`${NONCE}${overLimit}\nz`]);
   });
 });

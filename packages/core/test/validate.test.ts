@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JSONSchema } from "../src/schema/json-schema.js";
-import { validateAgainstSchema as validate } from "../src/schema/validate.js";
+import { MAX_DETAILED_NODES, MAX_UNIQUE_ITEMS_CHECKED, validateAgainstSchema as validate } from "../src/schema/validate.js";
 
 const object = (properties: Record<string, JSONSchema>, extra: Partial<JSONSchema> = {}): JSONSchema => ({
   type: "object",
@@ -174,5 +174,40 @@ describe("validateAgainstSchema: calls without arguments", () => {
     // The verdict on `{}` is not taken for objects that only look empty.
     expect(validate({ extra: 1 }, noArguments)).toHaveLength(1);
     expect(validate(Object.create({ inherited: 1 }), notEmpty)).toHaveLength(1);
+  });
+});
+
+describe("validateAgainstSchema: large arguments from a hostile guest", () => {
+  it("refuses arrays too long to check for unique items, naming the longest, and checks shorter ones", () => {
+    const schema = object({ tags: { type: "array", uniqueItems: true }, data: { type: "array" } });
+    const long = Array.from({ length: 60_000 }, (_, index) => index);
+    // Accepted before, after a pairwise check of 3.6 billion comparisons that held the host's event loop for seconds.
+    expect(validate({ tags: long }, schema)).toEqual([
+      `'tags' has 60000 items: this tool's schema asks for unique items, which are checked in arrays of at most ${MAX_UNIQUE_ITEMS_CHECKED} items in all`,
+    ]);
+    const atBound = Array.from({ length: MAX_UNIQUE_ITEMS_CHECKED }, (_, index) => index);
+    expect(validate({ tags: atBound }, schema)).toEqual([]);
+    expect(validate({ tags: [...atBound.slice(1), 7] }, schema)).toHaveLength(1);
+    // Without uniqueItems anywhere in the schema, long arrays cost one pass and pass.
+    expect(validate({ data: long }, object({ data: { type: "array", items: { type: "integer" } } }))).toEqual([]);
+  });
+
+  it("names the first of a million bad items instead of failing to validate them", () => {
+    const schema = object({ tags: { type: "array", items: { type: "string" } } });
+    const issues = validate({ tags: Array.from({ length: 1_000_000 }, (_, index) => index) }, schema);
+    // Was "arguments nest too deeply to be validated against this schema": a million error units overflowed a spread.
+    expect(issues).toEqual(["'tags[0]' must be a string, got the integer 0"]);
+  });
+
+  it("reports every problem of arguments up to the detail bound, and paths deep in large ones", () => {
+    const schema = object({ rows: { type: "array", items: object({ name: { type: "string" } }) } });
+    const rows = (count: number) => Array.from({ length: count }, (_, index) => ({ name: index === 1 || index === count - 1 ? 1 : "n" }));
+    expect(validate({ rows: rows(10) }, schema)).toEqual([
+      "'rows[1].name' must be a string, got the integer 1",
+      "'rows[9].name' must be a string, got the integer 1",
+    ]);
+    expect(validate({ rows: rows(MAX_DETAILED_NODES) }, schema)).toEqual(["'rows[1].name' must be a string, got the integer 1"]);
+    const deep = { rows: [...rows(100_000).map(() => ({ name: "n" })), { name: "n", nested: [[Number.NaN]] }] };
+    expect(validate(deep, schema)).toEqual(["'rows[100000].nested[0][0]' must be a finite number, got NaN"]);
   });
 });

@@ -30,6 +30,8 @@ export class ConnectionFlow {
       send: (answer) => this.#send(answer),
       pendingBytes: () => this.#pending,
       onWantsInput: () => this.#resume?.(),
+      // Called from the flow's constructor (a connection over the run's limit): the streams only.
+      end: () => this.#endStreams(),
     });
     this.done = this.#read();
   }
@@ -37,8 +39,12 @@ export class ConnectionFlow {
   /** Ends the connection: its queued calls are dropped, the guest's side is closed. */
   close(): void {
     if (this.#closed) return;
-    this.#closed = true;
     this.#flow.close();
+    this.#endStreams();
+  }
+
+  #endStreams(): void {
+    this.#closed = true;
     this.#resume?.();
     this.#reader.cancel().catch(() => {});
     this.#writer.close().catch(() => {});

@@ -152,21 +152,21 @@ export class RelayLink {
   }
 
   #open(id: number): GuestConnection {
-    const connection: GuestConnection = {
-      unackedRequests: 0,
-      unackedAnswers: 0,
-      flow: new CallFlow({
-        rpc: this.#run.dispatcher.createConnection(),
-        maxFrameBytes: this.#run.maxFrameBytes,
-        send: (answer) => {
-          const payload = encoder.encode(answer);
-          connection.unackedAnswers += payload.length;
-          this.#write(encodeRelayFrame(id, payload));
-        },
-        pendingBytes: () => connection.unackedAnswers,
-        onWantsInput: () => this.#ackRequests(id, connection),
-      }),
-    };
+    // The flow is set after the counts: it may answer (and end the connection) from its constructor.
+    const connection = { unackedRequests: 0, unackedAnswers: 0 } as GuestConnection;
+    connection.flow = new CallFlow({
+      rpc: this.#run.dispatcher.createConnection(),
+      maxFrameBytes: this.#run.maxFrameBytes,
+      send: (answer) => {
+        const payload = encoder.encode(answer);
+        connection.unackedAnswers += payload.length;
+        this.#write(encodeRelayFrame(id, payload));
+      },
+      pendingBytes: () => connection.unackedAnswers,
+      onWantsInput: () => this.#ackRequests(id, connection),
+      // The relay closes the guest's socket once the answer is out, and reports it closed.
+      end: () => this.#write(encodeRelayFrame(id, new Uint8Array(0))),
+    });
     return connection;
   }
 

@@ -95,10 +95,17 @@ class UdsServer {
   }
 
   #serve(accepted: Socket): void {
+    // The flow is made after the socket (it may answer and end the connection at once, over the
+    // run's limit); the socket reads nothing before this returns.
+    const socket = readConnection(accepted, (bytes) => {
+      flow.push(bytes);
+      return flow.wantsInput;
+    });
+    this.#sockets.add(socket);
     // A guest that stops reading its answers must not grow the host's memory: the flow starts
     // calls only while few run and few answers wait in the socket, and the socket is not read
     // while decoded requests wait to start.
-    const flow = new CallFlow({
+    const flow: CallFlow = new CallFlow({
       rpc: this.#run.dispatcher.createConnection(),
       maxFrameBytes: this.#run.maxFrameBytes,
       send: (answer) => {
@@ -106,12 +113,9 @@ class UdsServer {
       },
       pendingBytes: () => socket.writableLength,
       onWantsInput: () => socket.resume(),
+      // Destroyed once the answer is written: a guest that never closes its end must not keep the descriptor.
+      end: () => socket.end(() => socket.destroy()),
     });
-    const socket = readConnection(accepted, (bytes) => {
-      flow.push(bytes);
-      return flow.wantsInput;
-    });
-    this.#sockets.add(socket);
     socket.on("drain", () => flow.pump());
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {

@@ -5,6 +5,10 @@
  * `maxPendingBytes` of answers wait to be delivered; the transport stops reading the connection
  * while the queue holds anything (see {@link CallFlow.wantsInput}), so what the host holds for one
  * connection is bounded by the running calls, the pending window and one chunk of requests.
+ *
+ * What all of a run's connections hold together is bounded too (see `connection-budget.ts`): a
+ * connection past the run's limit gets one error answer and is ended, and unfinished frames share
+ * one byte budget.
  */
 import { FrameDecoder } from "./frame-decoder.js";
 import type { RpcConnection } from "../rpc/dispatcher.js";
@@ -26,6 +30,12 @@ export interface CallFlowOptions {
   pendingBytes(): number;
   /** Called when a {@link CallFlow.pump} empties the queue: the transport may read (or let the guest send) more. */
   onWantsInput(): void;
+  /**
+   * Ends the connection once what was sent has gone out: called when the run already has as many
+   * connections as it may, after the answer that says so. That happens in the constructor, so
+   * `send` and `end` must work from the moment the flow is created.
+   */
+  end(): void;
   /** Default {@link DEFAULT_MAX_RUNNING_CALLS}. */
   maxRunning?: number;
   /** Default {@link DEFAULT_MAX_PENDING_ANSWER_BYTES}. */
@@ -41,12 +51,22 @@ export class CallFlow {
   readonly #queue: string[] = [];
   #running = 0;
   #closed = false;
+  /** Counted in the run's connections; else refused and ended at once. */
+  readonly #admitted: boolean;
 
   constructor(options: CallFlowOptions) {
     this.#options = options;
-    this.#decoder = new FrameDecoder(options.maxFrameBytes);
+    const budget = options.rpc.connectionBudget;
+    this.#admitted = budget.admit();
+    this.#decoder = new FrameDecoder(options.maxFrameBytes, budget.unfinishedFrames);
     this.#maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING_CALLS;
     this.#maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_ANSWER_BYTES;
+    if (!this.#admitted) {
+      // At once, not at its first bytes: a connection that never speaks would hold a descriptor.
+      this.close();
+      options.send(options.rpc.rejectConnection());
+      options.end();
+    }
   }
 
   /** True while every decoded request has started: the transport may read more bytes. */
@@ -65,7 +85,7 @@ export class CallFlow {
     const { rpc, maxFrameBytes } = this.#options;
     for (const decoded of this.#decoder.push(chunk)) {
       // An oversized frame is answered at once: its answer is small and nothing runs.
-      if (decoded.kind === "oversized") this.#options.send(rpc.rejectOversizedFrame(decoded.prefix, decoded.bytes, maxFrameBytes));
+      if (decoded.kind === "oversized") this.#options.send(rpc.rejectOversizedFrame(decoded.prefix, decoded.bytes, maxFrameBytes, decoded.over));
       else this.#queue.push(decoded.line);
     }
     this.#startWhatFits();
@@ -81,10 +101,13 @@ export class CallFlow {
     if (hadQueue && this.#queue.length === 0 && !this.#closed) this.#options.onWantsInput();
   }
 
-  /** The connection is gone: queued calls are dropped and answers of running ones discarded. */
+  /** The connection is gone: queued calls are dropped and answers of running ones discarded. Idempotent. */
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     this.#queue.length = 0;
+    this.#decoder.release();
+    if (this.#admitted) this.#options.rpc.connectionBudget.leave();
   }
 
   #startWhatFits(): void {

@@ -11,6 +11,7 @@ import { callSafely } from "../safe-callback.js";
 import { firstInexactInteger, showInteger } from "../protocol/inexact-integers.js";
 import { DEFAULT_MAX_JSON_DEPTH, measureJson } from "../protocol/json-measure.js";
 import { findLostInJson } from "../protocol/lost-in-json.js";
+import { ConnectionBudget, DEFAULT_MAX_CONNECTIONS, UNFINISHED_FRAMES_PER_RUN } from "../protocol/connection-budget.js";
 import {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,
@@ -88,6 +89,12 @@ export interface RpcDispatcherOptions {
    * naming the limit (guest JSON decoders recurse once per level).
    */
   maxJsonDepth?: number;
+  /**
+   * Byte-stream connections (sockets, relayed connections) the run may have open at once (default
+   * 128); one more is refused with an error and closed. Their unfinished frames may hold 4 frames'
+   * worth of bytes in all (see `connection-budget.ts`).
+   */
+  maxConnections?: number;
 }
 
 /** Tool error messages are cut to this many characters (a model needs no more, a frame no bigger). */
@@ -117,6 +124,8 @@ export class RpcDispatcher {
   readonly maxFrameBytes: number;
   /** @internal Read by {@link RpcConnection}. */
   readonly maxJsonDepth: number;
+  /** @internal What the run's byte-stream connections may hold in all; read by `CallFlow`. */
+  readonly connectionBudget: ConnectionBudget;
   readonly #inFlight = new Set<InFlightCall>();
   /** Dispatched calls whose end is not reported yet (they outlive `#inFlight` by their last steps). */
   readonly #running = new Set<Promise<string>>();
@@ -130,6 +139,7 @@ export class RpcDispatcher {
     this.#maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    this.connectionBudget = new ConnectionBudget(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, this.maxFrameBytes * UNFINISHED_FRAMES_PER_RUN);
     this.#approvals = new ApprovalGate({
       runId: options.runId,
       onApproval: options.onApproval,
@@ -413,6 +423,11 @@ export class RpcConnection {
     return this.#authenticated;
   }
 
+  /** @internal The run's bounds on its byte-stream connections, shared by all of them. */
+  get connectionBudget(): ConnectionBudget {
+    return this.#dispatcher.connectionBudget;
+  }
+
   /**
    * Handles one frame (a line without its newline) and resolves to the response frame to send,
    * newline included. Never rejects. Calls may be handled concurrently; each response carries the
@@ -460,10 +475,30 @@ export class RpcConnection {
     return refuse(rpcError(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`));
   }
 
-  /** The response to a frame that exceeded the size limit (its id recovered when possible). */
-  rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number): string {
+  /**
+   * The response to a frame that exceeded the size limit (its id recovered when possible), or, with
+   * `over: "budget"`, that arrived while the run's connections held all the unfinished frames the
+   * host buffers for a run.
+   */
+  rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number, over: "frame" | "budget" = "frame"): string {
+    const message =
+      over === "frame"
+        ? `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`
+        : `Request refused: the run's connections already held ${this.connectionBudget.unfinishedFrames.limit} bytes of unfinished ` +
+          `requests, the most the host buffers for one run; send large requests from fewer processes at once`;
+    return refuse(rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, message));
+  }
+
+  /** The answer to a connection over the run's limit (see {@link RpcDispatcherOptions.maxConnections}), which is then closed. */
+  rejectConnection(): string {
+    const { maxConnections } = this.connectionBudget;
     return refuse(
-      rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`),
+      rpcError(
+        null,
+        RpcErrorCode.InvalidRequest,
+        `Connection refused: this run already has ${maxConnections} connections to the host, the most it may have at once; ` +
+          `make tool calls from fewer processes, or end the ones that are done`,
+      ),
     );
   }
 

@@ -16,6 +16,8 @@ export interface CompiledSchema {
   readonly schema: Schema | boolean;
   readonly draft: SchemaDraft;
   readonly lookup: Record<string, Schema | boolean>;
+  /** It asks for unique items somewhere: the validator checks them pairwise (see `validate.ts`). */
+  readonly uniqueItems: boolean;
 }
 
 const compiled = new WeakMap<object, CompiledSchema>();
@@ -56,7 +58,9 @@ export function compileSchema(schema: JSONSchema | boolean): CompiledSchema {
 /** Indexes the `$ref` targets of `schema` (a private copy: the index annotates its objects). */
 function prepare(schema: Schema | boolean, draft: SchemaDraft): CompiledSchema {
   try {
-    return { schema, draft, lookup: dereference(schema) };
+    // Read before `dereference` annotates the copy. A string that merely spells it only costs a bound.
+    const uniqueItems = JSON.stringify(schema).includes('"uniqueItems":true');
+    return { schema, draft, lookup: dereference(schema), uniqueItems };
   } catch (error) {
     throw invalid(errorMessage(error));
   }

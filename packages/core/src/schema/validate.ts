@@ -8,7 +8,7 @@ import { validate } from "@cfworker/json-schema";
 import { errorMessage } from "../errors.js";
 import { compileSchema, type CompiledSchema } from "./compile-schema.js";
 import { describeIssues } from "./describe-issues.js";
-import { jsonShapeProblem } from "./json-depth.js";
+import { jsonShape } from "./json-depth.js";
 import type { JSONSchema } from "./json-schema.js";
 
 /**
@@ -33,22 +33,48 @@ export function validateAgainstSchema(value: unknown, schema: JSONSchema): strin
   return check(value, compiled);
 }
 
+/**
+ * Arguments of up to this many values get every problem found (one validator output unit per
+ * failing value); larger ones get the first (a million bad items would cost seconds and a million
+ * units, for a message that names ten).
+ */
+export const MAX_DETAILED_NODES = 10_000;
+/**
+ * The validator checks `uniqueItems` by comparing every pair: arrays of at most this many items in
+ * all (the sum of their squares, precisely) are checked, so one call costs the host milliseconds.
+ */
+export const MAX_UNIQUE_ITEMS_CHECKED = 5_000;
+
 /** Each compiled schema's issues with `{}` (empty when it accepts it). */
 const emptyObjectVerdicts = new WeakMap<CompiledSchema, string[]>();
 
 function check(value: unknown, compiled: CompiledSchema): string[] {
   // Checked without recursion first: a value nested 100 000 levels deep must get an answer, not
   // overflow the validator's stack.
-  const shape = jsonShapeProblem(value);
-  if (shape) return [`${shape.path === "" ? "arguments" : `'${shape.path}'`} ${shape.problem}`];
+  const shape = jsonShape(value);
+  if (shape.problem) return [`${where(shape.problem.path)} ${shape.problem.problem}`];
+  const longest = shape.longestArray;
+  if (compiled.uniqueItems && longest !== undefined && shape.pairwiseWork > MAX_UNIQUE_ITEMS_CHECKED ** 2) {
+    return [
+      `${where(longest.path)} has ${longest.length} items: this tool's schema asks for unique items, which are checked ` +
+        `in arrays of at most ${MAX_UNIQUE_ITEMS_CHECKED} items in all`,
+    ];
+  }
   try {
-    const result = validate(value, compiled.schema, compiled.draft, compiled.lookup, false);
-    return result.valid ? [] : describeIssues(value, result.errors, compiled);
+    // Stops at the first problem: the verdict is the same, and a valid call (the common one) costs one pass.
+    const verdict = validate(value, compiled.schema, compiled.draft, compiled.lookup, true);
+    if (verdict.valid) return [];
+    const result = shape.nodes <= MAX_DETAILED_NODES ? validate(value, compiled.schema, compiled.draft, compiled.lookup, false) : verdict;
+    return describeIssues(value, result.errors, compiled);
   } catch (error) {
     // A schema that recurses several times per level can still exhaust the stack within the bound.
     if (error instanceof RangeError) return ["arguments nest too deeply to be validated against this schema"];
     return [`arguments could not be validated: ${errorMessage(error)}`];
   }
+}
+
+function where(path: string): string {
+  return path === "" ? "arguments" : `'${path}'`;
 }
 
 /** A plain object (as JSON.parse makes) with no enumerable property. */

@@ -14,6 +14,12 @@ export interface MarkedStreamHandler {
 }
 
 const NEWLINE = 0x0a;
+/**
+ * Longest JSON a marker carries (the kernel's are a few hundred bytes). The nonce followed by more
+ * than this without a newline is output: a cell can read the nonce from the kernel's memory, and
+ * the host must not hold what it prints after it until a newline that may never come.
+ */
+export const MAX_MARKER_PAYLOAD_BYTES = 4096;
 
 /**
  * Finds the markers in a byte stream. Output is passed on as it comes, except for the last bytes
@@ -40,12 +46,20 @@ export class CellMarkerSplitter {
         return;
       }
       this.#emitData(bytes.subarray(0, start));
-      const end = bytes.indexOf(NEWLINE, start + this.#nonce.length);
+      const payloadStart = start + this.#nonce.length;
+      const end = bytes.indexOf(NEWLINE, payloadStart);
+      const payloadBytes = (end === -1 ? bytes.length : end) - payloadStart;
+      if (payloadBytes > MAX_MARKER_PAYLOAD_BYTES) {
+        // Too long for a marker: the nonce is output, and the search goes on after it.
+        this.#emitData(bytes.subarray(start, payloadStart));
+        bytes = bytes.subarray(payloadStart);
+        continue;
+      }
       if (end === -1) {
         this.#pending = bytes.slice(start);
         return;
       }
-      const payload = parse(bytes.subarray(start + this.#nonce.length, end));
+      const payload = parse(bytes.subarray(payloadStart, end));
       // Only the kernel knows the nonce; a line that has it but no JSON after it is output all the same.
       if (payload === undefined) this.#emitData(bytes.subarray(start, end + 1));
       else this.#handler.onMarker(payload);

@@ -6,9 +6,11 @@ import socket
 import tempfile
 import threading
 import time
+import types
 import unittest
 
 from _codecall_protocol import ToolError
+import socket_client
 from socket_client import SocketClient
 
 TOKEN = "t" * 64
@@ -123,6 +125,42 @@ class SocketClientTest(unittest.TestCase):
 
         error = tool_error(self.client(self.host(refuse, accept_hello=False).path, "wrong").submit("tools/call", {"name": "echo"}))
         self.assertEqual((error.message, error.code), ("bad token", -32001))
+
+    def test_raises_the_host_s_refusal_of_a_connection_closed_before_the_hello(self):
+        # A host past its run's connection limit answers at once and closes: the client's hello then
+        # meets a closed socket (EPIPE), and the answer waiting unread is what the call must say.
+        directory = tempfile.mkdtemp(prefix="codecall-test-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        path = os.path.join(directory, "rpc.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(server.close)
+        server.bind(path)
+        server.listen(1)
+        refused = threading.Event()
+
+        def refuse():
+            connection, _ = server.accept()
+            connection.sendall(answer(None, error={"code": -32600, "message": "Connection refused: this run already has 2 connections"}))
+            connection.close()
+            refused.set()
+
+        threading.Thread(target=refuse, daemon=True).start()
+
+        class HelloAfterRefusal(socket.socket):
+            """A socket whose first send waits until the host has answered and closed (stdlib only)."""
+
+            def sendall(self, data, *args):
+                refused.wait(TIMEOUT)
+                return super().sendall(data, *args)
+
+        # Only the client's sockets: the host's accepted one must send at once.
+        original = socket_client.socket
+        socket_client.socket = types.SimpleNamespace(socket=HelloAfterRefusal, AF_UNIX=socket.AF_UNIX, SOCK_STREAM=socket.SOCK_STREAM)
+        try:
+            error = tool_error(self.client(path, TOKEN).submit("tools/call", {"name": "echo"}))
+        finally:
+            socket_client.socket = original
+        self.assertEqual((error.message, error.code), ("Connection refused: this run already has 2 connections", -32600))
 
     def test_raises_for_a_hello_answer_that_is_not_an_object(self):
         def garble(_hello, _reader, connection):

@@ -98,6 +98,7 @@ function serve(endpoint: MemoryEndpoint, run: RunContext): CallFlow {
     // Delivered at once: nothing waits unread in memory.
     pendingBytes: () => 0,
     onWantsInput: () => {},
+    end: () => endpoint.close(),
   });
   endpoint.onData = (chunk) => flow.push(chunk);
   return flow;

@@ -76,8 +76,16 @@ class SocketConnection:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.sock.connect(path)
-            self.sock.sendall(encode_request(0, "hello", {"token": token, "protocol": 1}))
+            refused = None
+            try:
+                self.sock.sendall(encode_request(0, "hello", {"token": token, "protocol": 1}))
+            except OSError as error:
+                # The host may have answered and closed before the hello (a run past its connection
+                # limit): its answer, waiting unread, says why better than EPIPE does.
+                refused = error
             line = self.next_line()
+            if line is None and refused is not None:
+                raise refused
             reply = decode_answer(line) if line else {"error": {"message": "the codecall host closed the connection"}}
         except (OSError, ToolError):
             self.sock.close()
