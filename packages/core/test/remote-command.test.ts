@@ -130,9 +130,19 @@ describe("remoteCommand wrapper", () => {
 
   it("reports a killed command by its exit code alone, with no shell job notice on stderr", async () => {
     const pidFile = path.join(dir, "noisy.pid");
+    const marker = path.join(dir, "noisy.started");
     // Under `timeout`, which re-raises the SIGTERM it forwards: dash's `wait` would print "Terminated".
-    const started = runWrapped("echo started; sleep 300", { pidFile, timeoutMs: 60_000 });
-    for (let attempt = 0; attempt < 100 && !/^\d+$/.test((await readFile(pidFile, "utf8").catch(() => "")).trim()); attempt += 1) {
+    const started = runWrapped(`echo started; : > ${marker}; sleep 300`, { pidFile, timeoutMs: 60_000 });
+    // Killed only once it has printed (on a loaded machine the shell can take seconds to get there).
+    for (
+      let attempt = 0;
+      attempt < 1500 &&
+      !(await readFile(marker).then(
+        () => true,
+        () => false,
+      ));
+      attempt += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await run(remoteKillCommand(pidFile, 1000).argv).done;
