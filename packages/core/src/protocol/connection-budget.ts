@@ -6,8 +6,13 @@
  * grows the host without limit, and one that opens thousands takes the host's descriptors.
  */
 
-/** Connections one run may have open at once (a pool of worker processes has one each). */
-export const DEFAULT_MAX_CONNECTIONS = 128;
+/**
+ * Connections one run may have open at once. A pool of worker processes has one each, and a
+ * script may fork hundreds (the Docker suite answers 200 at once in a 512-process container), so
+ * the bound sits above what a process limit allows in practice while still keeping a run's
+ * descriptors to a fixed number.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** Unfinished frames one run's connections may hold in all, in frames of the run's limit. */
 export const UNFINISHED_FRAMES_PER_RUN = 4;
 

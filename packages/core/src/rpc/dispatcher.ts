@@ -91,7 +91,7 @@ export interface RpcDispatcherOptions {
   maxJsonDepth?: number;
   /**
    * Byte-stream connections (sockets, relayed connections) the run may have open at once (default
-   * 128); one more is refused with an error and closed. Their unfinished frames may hold 4 frames'
+   * 1024); one more is refused with an error and closed. Their unfinished frames may hold 4 frames'
    * worth of bytes in all (see `connection-budget.ts`).
    */
   maxConnections?: number;
