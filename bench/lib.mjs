@@ -107,21 +107,22 @@ export async function timeRepeated(times, fn) {
 }
 
 /**
- * Wall time, in ms, of ten `terminal("sleep 0.3")` calls from ten Python threads, timed by the
- * script itself (so process start-up is not part of it); one sample per run. `afterRun` sees each
+ * Wall time, in ms, of ten calls made at once from ten Python threads, timed by the script itself
+ * (so process start-up is not part of it); one sample per run. Each thread calls the tool `name`
+ * (imported from codecall) with `args` (Python source of a tuple's items); `afterRun` sees each
  * run's index, e.g. to count the polls it cost.
  */
-export async function concurrentSleepWall({ environment, transport, runs = 5, afterRun = () => {} }) {
+async function concurrentCallsWall({ environment, transport, tools, name, args = "", runs = 5, afterRun = () => {} }) {
   const wall = [];
   for (let index = 0; index < runs; index += 1) {
     const result = await executeCode({
       environment,
       transport,
-      tools: builtinTools,
+      tools,
       code: `
 import threading, time
-from codecall import terminal
-threads = [threading.Thread(target=terminal, args=("sleep 0.3",)) for _ in range(10)]
+from codecall import ${name}
+threads = [threading.Thread(target=${name}, args=(${args})) for _ in range(10)]
 started = time.perf_counter()
 for t in threads: t.start()
 for t in threads: t.join()
@@ -135,6 +136,11 @@ print(time.perf_counter() - started)
   return wall;
 }
 
+/** {@link concurrentCallsWall} of ten `terminal("sleep 0.3")` calls: a process start per call. */
+export function concurrentSleepWall(options) {
+  return concurrentCallsWall({ ...options, tools: builtinTools, name: "terminal", args: '"sleep 0.3",' });
+}
+
 /** A host tool that answers after 0.3 s: the mock tool of issue 16's concurrency measure. */
 const waitTool = defineTool({
   name: "wait",
@@ -144,31 +150,11 @@ const waitTool = defineTool({
 });
 
 /**
- * Wall time, in ms, of ten calls of a host tool that takes 0.3 s, made from ten Python threads at
- * once (timed by the script): issue 16's measure (what the calls cost with no process to start;
- * the reference serialises them: 3 s). `concurrentSleepWall` adds a spawn per call.
+ * {@link concurrentCallsWall} of ten calls of a host tool that takes 0.3 s: issue 16's measure
+ * (what the calls cost with no process to start; the reference serialises them: 3 s).
  */
-export async function concurrentToolWall({ environment, transport, runs = 5 }) {
-  const wall = [];
-  for (let index = 0; index < runs; index += 1) {
-    const result = await executeCode({
-      environment,
-      transport,
-      tools: [waitTool],
-      code: `
-import threading, time
-from codecall import wait
-threads = [threading.Thread(target=wait) for _ in range(10)]
-started = time.perf_counter()
-for t in threads: t.start()
-for t in threads: t.join()
-print(time.perf_counter() - started)
-`,
-    });
-    if (result.status !== "success") throw new Error(result.output);
-    wall.push(Number(result.output) * 1000);
-  }
-  return wall;
+export function concurrentToolWall(options) {
+  return concurrentCallsWall({ ...options, tools: [waitTool], name: "wait" });
 }
 
 /** Whole-run times, in ms, of `executeCode` for a script that only prints. */
