@@ -80,6 +80,23 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect(await done).toMatchObject({ code: 0, stdout: "ran False\n" });
   }, 30_000);
 
+  it("puts the script's directory first on the module path and leaves none of its own names to the script", async () => {
+    const { done } = await launch(
+      "import os, sys\nprint(sys.path[0] == os.path.dirname(__file__), sorted(k for k in globals() if not k.startswith('__') and k not in ('os', 'sys')))",
+    );
+    expect(await done).toMatchObject({ code: 0, stdout: "True []\n" });
+  }, 30_000);
+
+  it("keeps Python's own Ctrl-C in the script: SIGINT, passed on, raises KeyboardInterrupt there", async () => {
+    const ready = path.join(dir, "ready");
+    const { pid, done } = await launch(
+      `import time\nopen(${JSON.stringify(ready)}, "w").write("yes")\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print("interrupted")\n`,
+    );
+    await waitForFile(ready);
+    process.kill(pid, "SIGINT");
+    expect(await done).toMatchObject({ code: 0, stdout: "interrupted\n" });
+  }, 30_000);
+
   it("ends a helper that left the group and cleared its env when the script exits", async () => {
     const pidFile = path.join(dir, "helper.pid");
     const { done } = await launch(escapedHelper(pidFile));
@@ -130,6 +147,18 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
     expect((await readdir(dir)).sort()).toEqual(["helper.py", "run.zip", "script.py"]);
     expect((await stat(path.join(dir, "helper.py"))).mode & 0o777).toBe(0o600);
     expect(await readFile(path.join(dir, "script.py"), "utf8")).toBe("import helper\nprint(helper.GREETING)\n");
+  }, 30_000);
+
+  it("runs the archive's start-up hook (sitecustomize.py) once, in the script's own process", async () => {
+    const run = await launchArchive([
+      {
+        name: "sitecustomize.py",
+        data: "import os\nopen(os.path.join(os.path.dirname(__file__), 'hook.log'), 'a').write(str(os.getpid()) + '\\n')\n",
+      },
+      { name: "script.py", data: "import os\nprint(os.getpid())\n" },
+    ]);
+    expect(run).toMatchObject({ status: 0, stderr: "" });
+    expect(await readFile(path.join(dir, "hook.log"), "utf8")).toBe(run.stdout);
   }, 30_000);
 
   it("refuses an entry that names another directory, and runs nothing", async () => {
