@@ -4,6 +4,8 @@
 // load spike on this shared machine hits all of them alike; medians of many rounds.
 // CODECALL_BENCH_CLI_COMPARE=/path/to/other/packages/cli/dist/bin.js times another build of the
 // CLI in the same rounds (e.g. the build before a change), the fair comparison on a loaded machine.
+// CODECALL_BENCH_CLI_NODE=/path/to/another/node times the same CLI, and that Node's own floor, under
+// another Node (e.g. 22 beside 20: Node's start-up is most of the CLI's floor).
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -33,11 +35,18 @@ function timeProcess(command, args, expected) {
 }
 
 const compare = process.env.CODECALL_BENCH_CLI_COMPARE;
+const otherNode = process.env.CODECALL_BENCH_CLI_NODE;
 const measures = [
   ["floor: node -e 0", () => timeProcess(process.execPath, ["-e", "0"], "")],
   [`floor: bare python3 -c 'print(1)'`, () => timeProcess(python, ["-c", "print(1)"], "1\n")],
   [`codecall run of print("hi"), local backend, whole process`, () => timeProcess(process.execPath, [bin, "run", script], "hi\n")],
   ...(compare ? [[`  the same, ${compare}`, () => timeProcess(process.execPath, [compare, "run", script], "hi\n")]] : []),
+  ...(otherNode
+    ? [
+        [`  floor: ${otherNode} -e 0`, () => timeProcess(otherNode, ["-e", "0"], "")],
+        [`  the same run under ${otherNode}`, () => timeProcess(otherNode, [bin, "run", script], "hi\n")],
+      ]
+    : []),
 ];
 // Warm the file cache (and a first run's one-off costs) before timing.
 for (const [, measure] of measures) measure();
