@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskSecret, MIN_KNOWN_SECRET_LENGTH, redactSecrets } from "../src/text/redact.js";
+import { maskSecret, MIN_KNOWN_SECRET_LENGTH, redactPatterns, redactSecrets, SECRET_PATTERNS } from "../src/text/redact.js";
 
 describe("maskSecret", () => {
   it("keeps a head and tail of long secrets and hides short ones", () => {
@@ -54,5 +54,24 @@ describe("redactSecrets", () => {
     const text = "Skipped 3 tasks; the key insight: ask-for-help. token count 12.";
     expect(redactSecrets(text)).toBe(text);
     expect(redactSecrets("mask-abcdefghijklmnopqrstuv")).toBe("mask-abcdefghijklmnopqrstuv"); // "sk-" inside a word
+  });
+});
+
+describe("redactPatterns", () => {
+  it("masks exactly the tokens the formats find where no word character precedes them", () => {
+    // The reference: the token formats with their condition as a lookbehind (SECRET_PATTERNS).
+    const tokens = SECRET_PATTERNS.find((pattern) => pattern.source.includes("AKIA"))!;
+    const pieces = ["sk-", "sk_live_", "rk_test_", "ghp_", "github_pat_", "glpat-", "xoxb-", "AIza", "AKIA", "ASIA", "hf_", "npm_", "pypi-"];
+    const filler = ["abcdefghij", "KLMNOPQRST", "0123456789", "x", "-", "_", " ", "\n", ".", "=", "é", "\u00a0"];
+    let state = 11;
+    const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const differ: string[] = [];
+    for (let round = 0; round < 2000; round += 1) {
+      let text = "";
+      while (text.length < 20 + next() * 200)
+        text += next() < 0.25 ? pieces[Math.floor(next() * pieces.length)] : filler[Math.floor(next() * filler.length)];
+      if (redactPatterns(text) !== text.replace(tokens, (token) => maskSecret(token))) differ.push(text);
+    }
+    expect(differ).toEqual([]);
   });
 });

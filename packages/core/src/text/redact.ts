@@ -6,24 +6,37 @@
 
 const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g;
 
-const TOKEN_FORMATS = new RegExp(
-  "(?<![A-Za-z0-9_-])(?:" +
-    [
-      "sk-[A-Za-z0-9_-]{16,}", // OpenAI, Anthropic
-      "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe
-      "gh[pousr]_[A-Za-z0-9]{20,}", // GitHub
-      "github_pat_[A-Za-z0-9_]{20,}",
-      "glpat-[A-Za-z0-9_-]{20,}", // GitLab
-      "xox[abprs]-[A-Za-z0-9-]{10,}", // Slack
-      "AIza[0-9A-Za-z_-]{30,}", // Google
-      "(?:AKIA|ASIA)[0-9A-Z]{16}", // AWS access key ids
-      "hf_[A-Za-z0-9]{20,}", // Hugging Face
-      "npm_[A-Za-z0-9]{30,}",
-      "pypi-[A-Za-z0-9_-]{20,}",
-    ].join("|") +
-    ")",
-  "g",
-);
+/** The well-known token formats, one alternative each. */
+const TOKEN_ALTERNATIVES =
+  "(?:" +
+  [
+    "sk-[A-Za-z0-9_-]{16,}", // OpenAI, Anthropic
+    "(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", // Stripe
+    "gh[pousr]_[A-Za-z0-9]{20,}", // GitHub
+    "github_pat_[A-Za-z0-9_]{20,}",
+    "glpat-[A-Za-z0-9_-]{20,}", // GitLab
+    "xox[abprs]-[A-Za-z0-9-]{10,}", // Slack
+    "AIza[0-9A-Za-z_-]{30,}", // Google
+    "(?:AKIA|ASIA)[0-9A-Z]{16}", // AWS access key ids
+    "hf_[A-Za-z0-9]{20,}", // Hugging Face
+    "npm_[A-Za-z0-9]{30,}",
+    "pypi-[A-Za-z0-9_-]{20,}",
+  ].join("|") +
+  ")";
+
+/** A character a token can follow only as part of a longer word, where it is no token. */
+const WORD_CHARACTER = /[A-Za-z0-9_-]/;
+
+/** A token: one of the formats, not preceded by a word character. */
+const TOKEN_FORMATS = new RegExp(`(?<!${WORD_CHARACTER.source})${TOKEN_ALTERNATIVES}`, "g");
+
+/**
+ * The formats without that condition, which `redactPatterns` checks itself: V8 scans for this one
+ * 1.5–2× as fast (a leading lookbehind is tried at every position), and redaction runs over every
+ * byte of live output. The same matches: every character of a format is a word character, so a
+ * candidate that follows one is inside a word, and so is each position up to its end.
+ */
+const TOKEN_CANDIDATES = new RegExp(TOKEN_ALTERNATIVES, "g");
 
 const BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
@@ -69,7 +82,9 @@ export function maskKnownSecrets(text: string, secrets: readonly string[]): stri
 export function redactPatterns(text: string): string {
   const masked = text
     .replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]")
-    .replace(TOKEN_FORMATS, (token) => maskSecret(token))
+    .replace(TOKEN_CANDIDATES, (token: string, offset: number, whole: string) =>
+      offset > 0 && WORD_CHARACTER.test(whole[offset - 1]!) ? token : maskSecret(token),
+    )
     .replace(BEARER, (_, prefix: string, token: string) => prefix + maskSecret(token));
   // Every URL password match holds "://": looking for it first skips a pass that tries the
   // expression at every word (the costliest of the four on ordinary output).
