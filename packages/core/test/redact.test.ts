@@ -20,6 +20,7 @@ describe("redactSecrets", () => {
     ["Slack", "xoxb-1234567890-abcdef", "xoxb-1...cdef"],
     ["Google", "AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSy...rstu"],
     ["AWS", "AKIAIOSFODNN7EXAMPLE", "AKIAIO...MPLE"],
+    ["AWS temporary", "ASIAIOSFODNN7EXAMPLE", "ASIAIO...MPLE"],
     ["Hugging Face", "hf_abcdefghijklmnopqrstuvwx", "hf_abc...uvwx"],
   ])("masks %s tokens", (_, token, masked) => {
     expect(redactSecrets(`key=${token} done`)).toBe(`key=${masked} done`);

@@ -38,6 +38,15 @@ const TOKEN_FORMATS = new RegExp(`(?<!${WORD_CHARACTER.source})${TOKEN_ALTERNATI
  */
 const TOKEN_CANDIDATES = new RegExp(TOKEN_ALTERNATIVES, "g");
 
+/**
+ * False when `text` holds no token: every format above holds "_" or "-", or starts "AIza", "AKIA"
+ * or "ASIA". A few memchr-fast scans, where the expression costs ~6 ns a character: much output
+ * (prose, numbers, a flood of one letter) has none of them.
+ */
+function mayHoldToken(text: string): boolean {
+  return text.includes("_") || text.includes("-") || text.includes("AI") || text.includes("AK") || text.includes("AS");
+}
+
 const BEARER = /(\bBearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi;
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/gi;
 
@@ -75,17 +84,23 @@ export function maskKnownSecrets(text: string, secrets: readonly string[]): stri
   return out;
 }
 
+/** Masks the well-known token formats (TOKEN_FORMATS' matches) in `text`. */
+function maskTokens(text: string): string {
+  if (!mayHoldToken(text)) return text;
+  return text.replace(TOKEN_CANDIDATES, (token: string, offset: number, whole: string) =>
+    offset > 0 && WORD_CHARACTER.test(whole[offset - 1]!) ? token : maskSecret(token),
+  );
+}
+
 /**
  * Second pass of `redactSecrets`: the well-known formats. No match of these contains whitespace,
  * except a private key block and the gap after `Bearer` (the streaming redactor relies on this).
  */
 export function redactPatterns(text: string): string {
-  const masked = text
-    .replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]")
-    .replace(TOKEN_CANDIDATES, (token: string, offset: number, whole: string) =>
-      offset > 0 && WORD_CHARACTER.test(whole[offset - 1]!) ? token : maskSecret(token),
-    )
-    .replace(BEARER, (_, prefix: string, token: string) => prefix + maskSecret(token));
+  const masked = maskTokens(text.replace(PRIVATE_KEY_BLOCK, "[REDACTED PRIVATE KEY]")).replace(
+    BEARER,
+    (_, prefix: string, token: string) => prefix + maskSecret(token),
+  );
   // Every URL password match holds "://": looking for it first skips a pass that tries the
   // expression at every word (the costliest of the four on ordinary output).
   return masked.includes("://")
