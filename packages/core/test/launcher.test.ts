@@ -131,11 +131,14 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
 
 describe.runIf(process.platform === "linux")("script launcher with the run's archive", () => {
   /** Writes `entries` as the run's archive in the test dir and launches script.py from it. */
-  async function launchArchive(entries: ZipEntry[]) {
+  async function launchArchive(entries: ZipEntry[], env: NodeJS.ProcessEnv = {}) {
     const archive = path.join(dir, "run.zip");
     await writeFile(archive, storedZip(entries));
     const command = launchScriptCommand("python3", path.join(dir, "script.py"), archive);
-    return spawnSync("sh", ["-c", command], { encoding: "utf8", env: { PATH: process.env.PATH, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1" } });
+    return spawnSync("sh", ["-c", command], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1", ...env },
+    });
   }
 
   it("writes the archive's files beside it, private, and runs the script, which imports them", async () => {
@@ -160,6 +163,27 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
     expect(run).toMatchObject({ status: 0, stderr: "" });
     expect(await readFile(path.join(dir, "hook.log"), "utf8")).toBe(run.stdout);
   }, 30_000);
+
+  it.each([
+    ["buffered", "65536 False"],
+    ["lines", "8192 True"],
+  ])(
+    "with the guest's start-up hook and CODECALL_OUTPUT=%s, the script's stdout writes %s",
+    async (mode, expected) => {
+      // Nobody streams the output: blocks of 64 KiB, what a pipe holds (Python's own are 8 KiB).
+      // Someone does: a write per line.
+      const hook = await readFile(new URL("../src/guest/python/sitecustomize.py", import.meta.url), "utf8");
+      const run = await launchArchive(
+        [
+          { name: "sitecustomize.py", data: hook },
+          { name: "script.py", data: "import sys\nprint(sys.stdout._CHUNK_SIZE, sys.stdout.line_buffering)\n" },
+        ],
+        { CODECALL_OUTPUT: mode },
+      );
+      expect(run).toMatchObject({ status: 0, stdout: `${expected}\n`, stderr: "" });
+    },
+    30_000,
+  );
 
   it("refuses an entry that names another directory, and runs nothing", async () => {
     const run = await launchArchive([
