@@ -165,12 +165,12 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
   }, 30_000);
 
   it.each([
-    ["buffered", "65536 False"],
+    ["buffered", "262144 False"],
     ["lines", "8192 True"],
   ])(
     "with the guest's start-up hook and CODECALL_OUTPUT=%s, the script's stdout writes %s",
     async (mode, expected) => {
-      // Nobody streams the output: blocks of 64 KiB, what a pipe holds (Python's own are 8 KiB).
+      // Nobody streams the output: blocks of 256 KiB (Python's own are 8 KiB).
       // Someone does: a write per line.
       const hook = await readFile(new URL("../src/guest/python/sitecustomize.py", import.meta.url), "utf8");
       const run = await launchArchive(

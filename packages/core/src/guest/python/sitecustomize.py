@@ -3,9 +3,9 @@ starts, and the run dir comes first on PYTHONPATH. It sets up stdout's buffering
 buffered output is not lost.
 
 When nobody streams the run's output live, the host sets CODECALL_OUTPUT=buffered and the script's
-stdout stays block-buffered (Python's own choice for a pipe), in writes of 64 KiB, what a pipe
-holds, rather than Python's 8 KiB: a flood of prints costs one write per 64 KiB instead of one or
-two per line, and the reader is woken an eighth as often. When someone does, it sets CODECALL_OUTPUT=lines and
+stdout stays block-buffered (Python's own choice for a pipe), in writes of 256 KiB rather than
+Python's 8 KiB: a flood of prints costs one write per 256 KiB instead of one or two per line, and
+the reader is woken a fraction as often. When someone does, it sets CODECALL_OUTPUT=lines and
 PYTHONUNBUFFERED, and the script's stdout becomes line-buffered, as on a terminal: each line as
 soon as it ends, in one write (unbuffered, a print is two; without this hook, as under
 `python -S`, it stays unbuffered).
@@ -63,8 +63,9 @@ def _line_buffered():
         pass  # Not a TextIOWrapper (replaced before us), or detached: left as it is.
 
 
-# What a pipe holds: one write fills it, and wakes the reader once.
-_WRITE_BYTES = 65536
+# At least what the stream under stdout holds (a pipe 64 KiB, a local socket pair ~208 KiB): one
+# write fills it, and wakes the reader once.
+_WRITE_BYTES = 262144
 
 
 def _larger_writes():
