@@ -63,7 +63,9 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
     {
       title: EXECUTE_CODE_ANNOTATIONS.title,
       description: tool.description,
-      inputSchema: {
+      // Strict, as core's own parameters are: the listed schema says `additionalProperties: false`
+      // (what strict clients require), and an argument the tool does not take is refused, not dropped.
+      inputSchema: z.strictObject({
         code: z.string().describe(codeDescription),
         ...(tool.keepsState
           ? {
@@ -73,7 +75,7 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
                 .describe(resetDescription ?? "Start from a fresh Python session first."),
             }
           : {}),
-      },
+      }),
       outputSchema: EXECUTE_CODE_OUTPUT_SHAPE,
       annotations: EXECUTE_CODE_ANNOTATIONS,
     },
@@ -88,7 +90,7 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
               options.progressIntervalMs === undefined ? {} : { minIntervalMs: options.progressIntervalMs },
             );
       const result = await tool.execute(
-        { code, ...(reset === undefined ? {} : { reset }) },
+        { code, ...(reset === true ? { reset: true } : {}) },
         {
           signal: extra.signal,
           conversationKey,

@@ -45,7 +45,13 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     const [tool] = tools;
     expect(tool!.name).toBe("execute_code");
     expect(tool!.description).toContain("lookup(word: str) -> Any: Looks a word up.");
-    expect(tool!.inputSchema).toMatchObject({ type: "object", properties: { code: { type: "string" } }, required: ["code"] });
+    // Closed, like core's own parameters: strict clients (OpenAI's strict tools among them) require it.
+    expect(tool!.inputSchema).toMatchObject({
+      type: "object",
+      properties: { code: { type: "string" } },
+      required: ["code"],
+      additionalProperties: false,
+    });
     expect(tool!.outputSchema).toMatchObject({ properties: { status: { enum: ["success", "error", "timeout", "interrupted"] } } });
     expect(tool!.annotations).toEqual(EXECUTE_CODE_ANNOTATIONS);
     expect(tool!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
@@ -56,6 +62,14 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     expect(result.isError).toBeUndefined();
     expect(result.content).toEqual([{ type: "text", text: "{'word': 'mcp', 'length': 3}\n" }]);
     expect(result.structuredContent).toMatchObject({ status: "success", exitCode: 0, toolCallsMade: 1, stdoutTruncated: false });
+  });
+
+  it("an argument execute_code does not take is a tool error naming it, not dropped while the script runs", async () => {
+    const before = results.length;
+    const result = await client.callTool({ name: "execute_code", arguments: { code: "print('ran')", timeout: 5 } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toContain('"timeout"');
+    expect(results).toHaveLength(before);
   });
 
   it("a failing script is a failed call (isError) whose text says why", async () => {
