@@ -72,6 +72,24 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     expect(results).toHaveLength(before);
   });
 
+  it("an onResult that throws or rejects does not cost the client its result", async () => {
+    for (const onResult of [
+      () => {
+        throw new Error("the log sink is down");
+      },
+      () => Promise.reject(new Error("the log sink is down")),
+    ]) {
+      const failingLog = await serveHttp(createCodeTool({ environment, transport: createTransport(), tools: [] }), { onResult });
+      const other = new Client({ name: "test-client", version: "1.0.0" });
+      await other.connect(new StreamableHTTPClientTransport(new URL(failingLog.url)));
+      const result = await other.callTool({ name: "execute_code", arguments: { code: "print('the answer')" } });
+      expect(result).toMatchObject({ content: [{ type: "text", text: "the answer\n" }], structuredContent: { status: "success" } });
+      expect(result.isError).toBeUndefined();
+      await other.close();
+      await failingLog.close();
+    }
+  });
+
   it("a failing script is a failed call (isError) whose text says why", async () => {
     const result = await client.callTool({ name: "execute_code", arguments: { code: "raise SystemExit('no luck')" } });
     expect(result.isError).toBe(true);
