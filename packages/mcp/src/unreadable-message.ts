@@ -18,24 +18,29 @@ export function errorWithoutId(code: number, message: string): JSONRPCMessage {
   return errorAnswer(null, code, message);
 }
 
-/** The message on a line, or the error answer the line gets instead. */
-export type LineReading = { message: JSONRPCMessage } | { answer: JSONRPCMessage };
+/** The message read, or the error answer its text gets instead. */
+export type MessageReading = { message: JSONRPCMessage } | { answer: JSONRPCMessage };
 
 /** Reads one line (without its newline) as a JSON-RPC message. */
-export function readMessageLine(line: string): LineReading {
+export function readMessageLine(line: string): MessageReading {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
     return { answer: errorWithoutId(PARSE_ERROR, `Parse error: the line is not JSON (${(error as Error).message})`) };
   }
+  return readMessage(value);
+}
+
+/** Reads parsed JSON as a JSON-RPC message; one that is not gets Invalid Request, with its id when it has a usable one. */
+export function readMessage(value: unknown): MessageReading {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data };
   return {
     answer: errorAnswer(
       requestIdOf(value),
       INVALID_REQUEST,
-      'Invalid Request: the line is JSON but not a valid JSON-RPC 2.0 message (an object with jsonrpc "2.0", a method, params of its shape, and a string or number id for a request)',
+      'Invalid Request: the JSON is not a valid JSON-RPC 2.0 message (an object with jsonrpc "2.0", a method, params of its shape, and a string or number id for a request)',
     ),
   };
 }

@@ -157,6 +157,39 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     expect(answer.error.message).toMatch(/^Parse error: /);
   });
 
+  it("answers JSON that is not a JSON-RPC message with Invalid Request, by its id when it has one, in a session or not", async () => {
+    const session = { "mcp-session-id": (client.transport as StreamableHTTPClientTransport).sessionId!, "mcp-protocol-version": "2025-06-18" };
+    const post = async (body: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(serving.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        text,
+        answer: (response.status === 400 ? JSON.parse(text) : {}) as { id: unknown; error: { code: number; message: string } },
+      };
+    };
+    const badParams = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "execute_code", _meta: { progressToken: {} } } };
+    for (const [body, headers, id] of [
+      [badParams, session, 9],
+      [{ hello: "world" }, session, null],
+      [[], session, null],
+      [[{ jsonrpc: "2.0", id: 1, method: "ping" }, badParams], session, 9],
+      [{ jsonrpc: "1.0", id: "init", method: "initialize", params: {} }, {}, "init"],
+    ] as const) {
+      const { status, answer } = await post(body, headers);
+      expect(status).toBe(400);
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600 } });
+      expect(answer.error.message).toMatch(/^Invalid Request: /);
+    }
+    const ping = await post({ jsonrpc: "2.0", id: 10, method: "ping" }, session);
+    expect(ping.status).toBe(200);
+    expect(ping.text).toContain('"id":10');
+  });
+
   it("refuses a request whose Host names another host (DNS rebinding) and a foreign Origin", async () => {
     const status = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
