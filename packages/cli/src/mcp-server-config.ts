@@ -3,7 +3,7 @@
  * config file's `mcpServers`, in the shape MCP clients (desktop apps, IDEs) use:
  *
  *   "mcpServers": {
- *     "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": { "GITHUB_TOKEN": "..." } },
+ *     "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": { "GITHUB_PERSONAL_ACCESS_TOKEN": "..." } },
  *     "docs": { "url": "http://127.0.0.1:8000/mcp" }
  *   }
  *

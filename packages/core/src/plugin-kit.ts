@@ -48,6 +48,7 @@ export { pipeHandle, type PipeHandle } from "./sockets/pipe-handle.js";
 export { LENT_CHUNKS, type ChunkReader, type LentChunkStream } from "./process/chunk-reader.js";
 export { guestClientFor } from "./guest/guest-client-for.js";
 export { newRunId } from "./ids.js";
+export { callSafely } from "./safe-callback.js";
 export { debugLogger, type DebugLog } from "./debug/debug-log.js";
 export type { DebugNamespace } from "./debug/debug-namespaces.js";
 export { describeCommand, describeExit } from "./debug/describe-command.js";

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CodeTool, ExecuteCodeResult, RunEvent } from "@codecall/core";
+import { callSafely } from "@codecall/core/plugin-kit";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -25,8 +26,11 @@ export interface CodecallServerOptions {
   name?: string;
   /** Shortest time between two progress notifications of one request, in ms (default 100). */
   progressIntervalMs?: number;
-  /** Called when a run ends (also an interrupted one, whose answer the client no longer reads): for a server's log. */
-  onResult?: (result: ExecuteCodeResult) => void;
+  /**
+   * Called when a run ends (also an interrupted one, whose answer the client no longer reads): for a
+   * server's log. A throw (or a rejected promise) is ignored: the client still gets its result.
+   */
+  onResult?: (result: ExecuteCodeResult) => unknown;
   /**
    * Ask the client (through elicitation) about the calls that need approval, when it declared
    * that it can be asked (default true). A client that cannot be asked, or every client with
@@ -63,7 +67,9 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
     {
       title: EXECUTE_CODE_ANNOTATIONS.title,
       description: tool.description,
-      inputSchema: {
+      // Strict, as core's own parameters are: the listed schema says `additionalProperties: false`
+      // (what strict clients require), and an argument the tool does not take is refused, not dropped.
+      inputSchema: z.strictObject({
         code: z.string().describe(codeDescription),
         ...(tool.keepsState
           ? {
@@ -73,7 +79,7 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
                 .describe(resetDescription ?? "Start from a fresh Python session first."),
             }
           : {}),
-      },
+      }),
       outputSchema: EXECUTE_CODE_OUTPUT_SHAPE,
       annotations: EXECUTE_CODE_ANNOTATIONS,
     },
@@ -88,7 +94,7 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
               options.progressIntervalMs === undefined ? {} : { minIntervalMs: options.progressIntervalMs },
             );
       const result = await tool.execute(
-        { code, ...(reset === undefined ? {} : { reset }) },
+        { code, ...(reset === true ? { reset: true } : {}) },
         {
           signal: extra.signal,
           conversationKey,
@@ -105,7 +111,8 @@ export function createCodecallServer(tool: CodeTool, options: CodecallServerOpti
         },
       );
       await progress?.close();
-      options.onResult?.(result);
+      // A log that fails must not cost the client its result (the server's own error would replace it).
+      callSafely(options.onResult, result);
       return toCallToolResult(result);
     },
   );

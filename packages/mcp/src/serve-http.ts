@@ -16,10 +16,10 @@ import type { AddressInfo } from "node:net";
 import type { CodeTool } from "@codecall/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { createCodecallServer, type CodecallServerOptions } from "./code-server.js";
 import { InFlightRuns } from "./in-flight-runs.js";
-import { errorWithoutId, INVALID_REQUEST, PARSE_ERROR } from "./unreadable-message.js";
+import { errorWithoutId, INVALID_REQUEST, PARSE_ERROR, readMessage } from "./unreadable-message.js";
 
 export interface HttpServeOptions extends CodecallServerOptions {
   /** Port to listen on (default 0: any free port; `url` says which). */
@@ -98,12 +98,14 @@ export async function serveHttp(tool: CodeTool, options: HttpServeOptions = {}):
       if (!session) return refuse(response, 404, "Session not found (it ended, or the server restarted): initialize a new one");
       if (request.method !== "POST") return session.transport.handleRequest(request, response);
       const body = await readJsonBody(request, maxBodyBytes);
+      if ("answer" in body) return answerWith(response, 400, body.answer);
       if ("problem" in body) return refuse(response, body.status, body.problem, body.code);
       cancelWhenAbandoned(session.transport, body.value, response);
       return session.transport.handleRequest(request, response, body.value);
     }
     if (request.method !== "POST") return refuse(response, 400, "No session: start one with a POST of an initialize request");
     const body = await readJsonBody(request, maxBodyBytes);
+    if ("answer" in body) return answerWith(response, 400, body.answer);
     if ("problem" in body) return refuse(response, body.status, body.problem, body.code);
     if (!isInitializeRequest(body.value)) return refuse(response, 400, "No session: the first request must be initialize");
     return openSession(request, response, body.value);
@@ -182,9 +184,13 @@ function originProblem(request: IncomingMessage, allowed: readonly string[]): st
   return undefined;
 }
 
-type BodyRead = { value: unknown } | { status: number; problem: string; code?: number };
+type BodyRead = { value: unknown } | { status: number; problem: string; code?: number } | { answer: JSONRPCMessage };
 
-/** The request's body as JSON, read up to `maxBytes`. */
+/**
+ * The request's body as JSON, read up to `maxBytes`, and checked to be a JSON-RPC message (or a
+ * batch of them): one that is not gets JSON-RPC's Invalid Request, with its id when it has one, as
+ * over stdio (the SDK's transport would call it a Parse error, with id null).
+ */
 async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<BodyRead> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -193,15 +199,27 @@ async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise
     if (size > maxBytes) return { status: 413, problem: `Request body over ${maxBytes} bytes` };
     chunks.push(chunk);
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch (error) {
     return { status: 400, problem: `Parse error: ${(error as Error).message}`, code: PARSE_ERROR };
   }
+  const messages = Array.isArray(value) ? (value as unknown[]) : [value];
+  if (messages.length === 0) return { answer: errorWithoutId(INVALID_REQUEST, "Invalid Request: an empty batch") };
+  for (const message of messages) {
+    const reading = readMessage(message);
+    if ("answer" in reading) return { answer: reading.answer };
+  }
+  return { value };
 }
 
 /** A JSON-RPC error answer with an HTTP status, as the SDK's transport gives one (by default Invalid Request for a 400). */
 function refuse(response: ServerResponse, status: number, message: string, code = status === 400 ? INVALID_REQUEST : -32000): void {
+  answerWith(response, status, errorWithoutId(code, message));
+}
+
+function answerWith(response: ServerResponse, status: number, answer: JSONRPCMessage): void {
   response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(errorWithoutId(code, message)));
+  response.end(JSON.stringify(answer));
 }

@@ -1,21 +1,26 @@
 /**
  * Serving `execute_code` over stdio, as an MCP client that starts the server itself expects (a
  * desktop app's or an IDE's `mcpServers` entry with a `command`). Stdout carries the protocol and
- * nothing else; the client closing stdin ends the server, interrupting any run still going.
+ * nothing else; the client closing stdin, or a failed write to stdout (the client has gone), ends
+ * the server, interrupting any run still going.
  */
 import type { Readable, Writable } from "node:stream";
 import type { CodeTool } from "@codecall/core";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createCodecallServer, type CodecallServerOptions } from "./code-server.js";
 import { InFlightRuns } from "./in-flight-runs.js";
-import { unreadableMessageAnswer } from "./unreadable-message.js";
+import { StdioLineTransport } from "./stdio-line-transport.js";
 
 export interface StdioServeOptions extends CodecallServerOptions {
   /** Default: `process.stdin`. */
   stdin?: Readable;
   /** Default: `process.stdout`. Nothing else may write to it while the server runs. */
   stdout?: Writable;
+  /**
+   * Longest message (line) read, in bytes (default 4 MiB, as `serveHttp`'s `maxBodyBytes`). A
+   * longer one is skipped, not buffered, and answered with an Invalid Request error.
+   */
+  maxMessageBytes?: number;
 }
 
 /** A server answering on stdio. */
@@ -31,7 +36,9 @@ export async function serveStdio(tool: CodeTool, options: StdioServeOptions = {}
   const runs = new InFlightRuns();
   const server = createCodecallServer(runs.track(tool), options);
   const stdin = options.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const transport = new StdioLineTransport(stdin, options.stdout ?? process.stdout, {
+    maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
+  });
   let markClosed: () => void;
   const connectionClosed = new Promise<void>((resolve) => (markClosed = resolve));
   transport.onclose = () => markClosed();
@@ -41,13 +48,6 @@ export async function serveStdio(tool: CodeTool, options: StdioServeOptions = {}
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
   await server.connect(transport);
-  // Lines the transport could not read get JSON-RPC's error answer; the SDK's handler still runs.
-  const reportError = transport.onerror;
-  transport.onerror = (error) => {
-    const answer = unreadableMessageAnswer(error);
-    if (answer) transport.send(answer).catch(() => {});
-    reportError?.(error);
-  };
   const closed = connectionClosed.then(async () => {
     stdin.off("end", onEnd);
     stdin.off("close", onEnd);

@@ -45,7 +45,13 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     const [tool] = tools;
     expect(tool!.name).toBe("execute_code");
     expect(tool!.description).toContain("lookup(word: str) -> Any: Looks a word up.");
-    expect(tool!.inputSchema).toMatchObject({ type: "object", properties: { code: { type: "string" } }, required: ["code"] });
+    // Closed, like core's own parameters: strict clients (OpenAI's strict tools among them) require it.
+    expect(tool!.inputSchema).toMatchObject({
+      type: "object",
+      properties: { code: { type: "string" } },
+      required: ["code"],
+      additionalProperties: false,
+    });
     expect(tool!.outputSchema).toMatchObject({ properties: { status: { enum: ["success", "error", "timeout", "interrupted"] } } });
     expect(tool!.annotations).toEqual(EXECUTE_CODE_ANNOTATIONS);
     expect(tool!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
@@ -56,6 +62,32 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     expect(result.isError).toBeUndefined();
     expect(result.content).toEqual([{ type: "text", text: "{'word': 'mcp', 'length': 3}\n" }]);
     expect(result.structuredContent).toMatchObject({ status: "success", exitCode: 0, toolCallsMade: 1, stdoutTruncated: false });
+  });
+
+  it("an argument execute_code does not take is a tool error naming it, not dropped while the script runs", async () => {
+    const before = results.length;
+    const result = await client.callTool({ name: "execute_code", arguments: { code: "print('ran')", timeout: 5 } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toContain('"timeout"');
+    expect(results).toHaveLength(before);
+  });
+
+  it("an onResult that throws or rejects does not cost the client its result", async () => {
+    for (const onResult of [
+      () => {
+        throw new Error("the log sink is down");
+      },
+      () => Promise.reject(new Error("the log sink is down")),
+    ]) {
+      const failingLog = await serveHttp(createCodeTool({ environment, transport: createTransport(), tools: [] }), { onResult });
+      const other = new Client({ name: "test-client", version: "1.0.0" });
+      await other.connect(new StreamableHTTPClientTransport(new URL(failingLog.url)));
+      const result = await other.callTool({ name: "execute_code", arguments: { code: "print('the answer')" } });
+      expect(result).toMatchObject({ content: [{ type: "text", text: "the answer\n" }], structuredContent: { status: "success" } });
+      expect(result.isError).toBeUndefined();
+      await other.close();
+      await failingLog.close();
+    }
   });
 
   it("a failing script is a failed call (isError) whose text says why", async () => {
@@ -123,6 +155,39 @@ describe("execute_code served over Streamable HTTP, driven by the SDK's Client",
     const answer = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
     expect(answer).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
     expect(answer.error.message).toMatch(/^Parse error: /);
+  });
+
+  it("answers JSON that is not a JSON-RPC message with Invalid Request, by its id when it has one, in a session or not", async () => {
+    const session = { "mcp-session-id": (client.transport as StreamableHTTPClientTransport).sessionId!, "mcp-protocol-version": "2025-06-18" };
+    const post = async (body: unknown, headers: Record<string, string> = {}) => {
+      const response = await fetch(serving.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        text,
+        answer: (response.status === 400 ? JSON.parse(text) : {}) as { id: unknown; error: { code: number; message: string } },
+      };
+    };
+    const badParams = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "execute_code", _meta: { progressToken: {} } } };
+    for (const [body, headers, id] of [
+      [badParams, session, 9],
+      [{ hello: "world" }, session, null],
+      [[], session, null],
+      [[{ jsonrpc: "2.0", id: 1, method: "ping" }, badParams], session, 9],
+      [{ jsonrpc: "1.0", id: "init", method: "initialize", params: {} }, {}, "init"],
+    ] as const) {
+      const { status, answer } = await post(body, headers);
+      expect(status).toBe(400);
+      expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code: -32600 } });
+      expect(answer.error.message).toMatch(/^Invalid Request: /);
+    }
+    const ping = await post({ jsonrpc: "2.0", id: 10, method: "ping" }, session);
+    expect(ping.status).toBe(200);
+    expect(ping.text).toContain('"id":10');
   });
 
   it("refuses a request whose Host names another host (DNS rebinding) and a foreign Origin", async () => {

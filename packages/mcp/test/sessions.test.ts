@@ -45,6 +45,7 @@ describe("execute_code with sessions over MCP", () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(tools[0]!.inputSchema.properties).toMatchObject({ code: { type: "string" }, reset: { type: "boolean" } });
+    expect(tools[0]!.inputSchema).toMatchObject({ required: ["code"], additionalProperties: false });
     expect(tools[0]!.description).toContain("State persists between calls in this conversation");
     expect(tools[0]!.outputSchema?.properties).toHaveProperty("state");
     await client.close();
