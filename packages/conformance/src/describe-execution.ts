@@ -186,6 +186,39 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
     );
 
     it(
+      "answers no more requests unread once refused ones have taken the run's budget, and says why",
+      async () => {
+        // 16 refused frames of the run's limit are the budget: a script that keeps sending invalid
+        // frames cannot keep the host busy parsing them until its time limit.
+        const result = await run(
+          `
+import _codecall_client as client
+from codecall import ToolError, echo
+pad = "x" * 60000
+for sent in range(1, 200):
+    try:
+        client.submit("tools/call", {"name": "ghost", "arguments": {"pad": pad}}).result()
+    except ToolError as error:
+        if "refused requests already took" in str(error):
+            break
+print("cut off after", sent)
+try:
+    echo("fine")
+except ToolError as error:
+    print("then:", error)
+`,
+          { limits: { maxFrameBytes: 64 * 1024 } },
+        );
+        expect(result.status).toBe("success");
+        const [cutOff, then] = result.output.trim().split("\n");
+        expect(cutOff).toBe("cut off after 19");
+        expect(then).toMatch(/^then: echo: Request refused: this run's refused requests already took 1048576 bytes /);
+        expect(result.toolCallsMade).toBe(0);
+      },
+      timeout,
+    );
+
+    it(
       "serves 10 threads at once, each getting its own answer",
       async () => {
         probe.maxInFlight = 0;

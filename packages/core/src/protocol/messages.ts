@@ -33,6 +33,8 @@ export const RpcErrorCode = {
   UnsupportedProtocol: -32007,
   /** A call that needed approval was denied (or not answered in time, or nobody could approve). */
   ApprovalDenied: -32008,
+  /** The run's refused requests have taken their budget: every later request is refused unread. */
+  RefusalLimit: -32009,
 } as const;
 
 export type RpcErrorCodeValue = (typeof RpcErrorCode)[keyof typeof RpcErrorCode];
