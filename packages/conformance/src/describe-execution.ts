@@ -155,6 +155,19 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
         );
       },
     });
+    const cutTool = defineTool({
+      name: "cut",
+      description: "Returns its text cut to `length` UTF-16 units (as a careless tool does), and throws it when `fail` is set.",
+      parameters: {
+        type: "object",
+        properties: { text: { type: "string" }, length: { type: "integer" }, fail: { type: "boolean" } },
+        required: ["text", "length"],
+      },
+      execute: ({ text, length, fail }: { text: string; length: number; fail?: boolean }) => {
+        if (fail) throw new Error(text.slice(0, length));
+        return { [text.slice(0, length)]: text.slice(0, length) };
+      },
+    });
     const tools = [
       countingTerminal,
       ...options.builtinTools.filter((tool) => tool.name !== "terminal"),
@@ -162,6 +175,7 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
       hangTool,
       buildTool,
       failOddlyTool,
+      cutTool,
     ];
 
     const run = (code: string, extra: Partial<ExecuteCodeOptions> = {}): Promise<ExecuteCodeResult> =>
@@ -214,6 +228,26 @@ except ToolError as error:
         expect(cutOff).toBe("cut off after 19");
         expect(then).toMatch(/^then: echo: Request refused: this run's refused requests already took 1048576 bytes /);
         expect(result.toolCallsMade).toBe(0);
+      },
+      timeout,
+    );
+
+    it(
+      "gives the script text it can print when a tool cuts a string inside an emoji (U+FFFD for the lone half)",
+      async () => {
+        const result = await run(`
+from codecall import ToolError, cut
+result = cut("smile 😀!", 7)
+print(result)
+for key, value in result.items():
+    print(key, value, value.encode("utf-8"))
+try:
+    cut("bad 😀", 5, fail=True)
+except ToolError as error:
+    print(error)
+`);
+        expect(result.status).toBe("success");
+        expect(result.output).toBe("{'smile \ufffd': 'smile \ufffd'}\nsmile \ufffd smile \ufffd b'smile \\xef\\xbf\\xbd'\ncut: bad \ufffd\n");
       },
       timeout,
     );
