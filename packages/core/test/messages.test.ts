@@ -161,6 +161,6 @@ describe("encodeFrame", () => {
 
   it("leaves a backslash followed by the text of a surrogate escape as it is", () => {
     const text = "\\ud800 and \\\ud800";
-    expect(JSON.parse(encodeFrame(rpcResult(1, text))).result).toBe("\\ud800 and \\\ufffd");
+    expect((JSON.parse(encodeFrame(rpcResult(1, text))) as { result: string }).result).toBe("\\ud800 and \\\ufffd");
   });
 });
