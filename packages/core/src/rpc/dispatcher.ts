@@ -335,7 +335,7 @@ export class RpcDispatcher {
   #failure({ call, tool }: RunningCall, error: unknown): CallFailure {
     return call.cancelled
       ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
-      : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
+      : { failure: toolFailure(tool.name, error), code: RpcErrorCode.ToolFailed };
   }
 
   /** Ends a call: encodes its answer, reports its end and returns the answer frame. */
@@ -605,6 +605,15 @@ function outcomeOf(code: number): ToolCallOutcome {
   if (code === RpcErrorCode.ApprovalDenied) return "denied";
   if (code === RpcErrorCode.Cancelled) return "cancelled";
   return "failed";
+}
+
+/**
+ * What the script reads when tool `name` threw `error`: its message; for a throw of nothing (`throw
+ * undefined`, a bare `reject()`), that the tool failed and how, not the bare word "undefined".
+ */
+function toolFailure(name: string, error: unknown): string {
+  if (error === undefined || error === null) return `${name} failed (it threw ${String(error)}, not an Error)`;
+  return errorMessage(error) || `${name} failed`;
 }
 
 /** Enough of a frame's start to read its `jsonrpc` and `id`. */
