@@ -224,9 +224,14 @@ except ToolError as error:
           { limits: { maxFrameBytes: 64 * 1024 } },
         );
         expect(result.status).toBe("success");
-        const [cutOff, then] = result.output.trim().split("\n");
+        const [cutOff, then, blank, notice] = result.output.split("\n");
         expect(cutOff).toBe("cut off after 19");
         expect(then).toMatch(/^then: echo: Request refused: this run's refused requests already took 1048576 bytes /);
+        // The model reads why, whether or not the script printed its errors.
+        expect([blank, notice]).toEqual([
+          "",
+          expect.stringMatching(/^⚠ The host stopped reading this run's tool calls after 1048576 bytes of refused requests/),
+        ]);
         expect(result.toolCallsMade).toBe(0);
       },
       timeout,

@@ -29,6 +29,19 @@ export class RefusalBudget {
     return this.#taken >= this.limit;
   }
 
+  /**
+   * Once the budget is spent, the notice the result carries for the model (`what`: "run", "cell"),
+   * which may not have seen the script's errors; undefined before.
+   */
+  notice(what: string): string | undefined {
+    if (!this.exhausted) return undefined;
+    return (
+      `⚠ The host stopped reading this ${what}'s tool calls after ${this.limit} bytes of refused requests (malformed frames, ` +
+      `unknown tools, invalid arguments, calls over the limit): every call after that failed with "Request refused". ` +
+      `Read the errors the calls got and fix the calls instead of repeating them.`
+    );
+  }
+
   /** Counts one refused request of `bytes` bytes (at least {@link MIN_REFUSAL_BYTES}). */
   charge(bytes: number): void {
     this.#taken += Math.max(bytes, MIN_REFUSAL_BYTES);
