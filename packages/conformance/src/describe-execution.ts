@@ -155,6 +155,19 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
         );
       },
     });
+    const cutTool = defineTool({
+      name: "cut",
+      description: "Returns its text cut to `length` UTF-16 units (as a careless tool does), and throws it when `fail` is set.",
+      parameters: {
+        type: "object",
+        properties: { text: { type: "string" }, length: { type: "integer" }, fail: { type: "boolean" } },
+        required: ["text", "length"],
+      },
+      execute: ({ text, length, fail }: { text: string; length: number; fail?: boolean }) => {
+        if (fail) throw new Error(text.slice(0, length));
+        return { [text.slice(0, length)]: text.slice(0, length) };
+      },
+    });
     const tools = [
       countingTerminal,
       ...options.builtinTools.filter((tool) => tool.name !== "terminal"),
@@ -162,6 +175,7 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
       hangTool,
       buildTool,
       failOddlyTool,
+      cutTool,
     ];
 
     const run = (code: string, extra: Partial<ExecuteCodeOptions> = {}): Promise<ExecuteCodeResult> =>
@@ -181,6 +195,64 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
         const result = await run('from codecall import echo\nprint(echo("hi")["text"], "✓")');
         expect(result).toMatchObject({ status: "success", output: "hi ✓\n", exitCode: 0, toolCallsMade: 1 });
         if (options.expectTransportId) expect(result.transport).toBe(options.expectTransportId);
+      },
+      timeout,
+    );
+
+    it(
+      "answers no more requests unread once refused ones have taken the run's budget, and says why",
+      async () => {
+        // 16 refused frames of the run's limit are the budget: a script that keeps sending invalid
+        // frames cannot keep the host busy parsing them until its time limit.
+        const result = await run(
+          `
+import _codecall_client as client
+from codecall import ToolError, echo
+pad = "x" * 60000
+for sent in range(1, 200):
+    try:
+        client.submit("tools/call", {"name": "ghost", "arguments": {"pad": pad}}).result()
+    except ToolError as error:
+        if "refused requests already took" in str(error):
+            break
+print("cut off after", sent)
+try:
+    echo("fine")
+except ToolError as error:
+    print("then:", error)
+`,
+          { limits: { maxFrameBytes: 64 * 1024 } },
+        );
+        expect(result.status).toBe("success");
+        const [cutOff, then, blank, notice] = result.output.split("\n");
+        expect(cutOff).toBe("cut off after 19");
+        expect(then).toMatch(/^then: echo: Request refused: this run's refused requests already took 1048576 bytes /);
+        // The model reads why, whether or not the script printed its errors.
+        expect([blank, notice]).toEqual([
+          "",
+          expect.stringMatching(/^⚠ The host stopped reading this run's tool calls after 1048576 bytes of refused requests/),
+        ]);
+        expect(result.toolCallsMade).toBe(0);
+      },
+      timeout,
+    );
+
+    it(
+      "gives the script text it can print when a tool cuts a string inside an emoji (U+FFFD for the lone half)",
+      async () => {
+        const result = await run(`
+from codecall import ToolError, cut
+result = cut("smile 😀!", 7)
+print(result)
+for key, value in result.items():
+    print(key, value, value.encode("utf-8"))
+try:
+    cut("bad 😀", 5, fail=True)
+except ToolError as error:
+    print(error)
+`);
+        expect(result.status).toBe("success");
+        expect(result.output).toBe("{'smile \ufffd': 'smile \ufffd'}\nsmile \ufffd smile \ufffd b'smile \\xef\\xbf\\xbd'\ncut: bad \ufffd\n");
       },
       timeout,
     );

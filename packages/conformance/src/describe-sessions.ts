@@ -125,6 +125,32 @@ print(sorted(results.values()))
     );
 
     it(
+      "gives each cell its own budget of refused requests: a cell that spends it leaves the next one working",
+      async () => {
+        const kernel = session({ limits: { maxFrameBytes: 64 * 1024 } });
+        const first = await kernel.run(`
+import _codecall_client as client
+from codecall import ToolError, echo
+pad = "x" * 60000
+for sent in range(1, 200):
+    try:
+        client.submit("tools/call", {"name": "ghost", "arguments": {"pad": pad}}).result()
+    except ToolError as error:
+        if "refused requests already took" in str(error):
+            break
+print("cut off after", sent)
+`);
+        expect(first).toMatchObject({ status: "success", toolCallsMade: 0 });
+        expect(first.output).toMatch(
+          /^cut off after 19\n\n⚠ The host stopped reading this cell's tool calls after 1048576 bytes of refused requests/,
+        );
+        const second = await kernel.run('print(echo("fine")["text"], sent)');
+        expect(second).toMatchObject({ status: "success", output: "fine 19\n", toolCallsMade: 1, state: "kept" });
+      },
+      timeout,
+    );
+
+    it(
       "refuses tool calls from a thread an ended cell left running, and says why",
       async () => {
         const kernel = session();

@@ -25,6 +25,7 @@ export { FrameDecoder, type DecodedFrame } from "./protocol/frame-decoder.js";
 export { DEFAULT_MAX_JSON_DEPTH } from "./protocol/json-measure.js";
 export { CallFlow, DEFAULT_MAX_PENDING_ANSWER_BYTES, DEFAULT_MAX_RUNNING_CALLS, type CallFlowOptions } from "./protocol/call-flow.js";
 export { ConnectionBudget, DEFAULT_MAX_CONNECTIONS, UNFINISHED_FRAMES_PER_RUN, type ByteBudget } from "./protocol/connection-budget.js";
+export { MIN_REFUSAL_BYTES, REFUSED_FRAMES_PER_RUN, RefusalBudget } from "./rpc/refusal-budget.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
   RpcConnection,

@@ -122,6 +122,22 @@ describe("RpcDispatcher: tools/call", () => {
     expect(dispatcher.toolCallsMade).toBe(3); // a failed tool was still dispatched
   });
 
+  it("says a tool threw nothing readable when it throws or rejects with undefined or null", async () => {
+    const dispatcher = makeDispatcher({
+      tools: [
+        tool("void", () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- a careless tool's throw is the case under test
+          throw undefined;
+        }),
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- likewise
+        tool("nil", async () => Promise.reject(null)),
+      ],
+    });
+    const connection = await openConnection(dispatcher);
+    expect((await send(connection, call(1, "void", {}))).error).toEqual({ code: -32004, message: "void failed (it threw undefined, not an Error)" });
+    expect((await send(connection, call(2, "nil", {}))).error).toEqual({ code: -32004, message: "nil failed (it threw null, not an Error)" });
+  });
+
   it("answers a result that is not JSON with ToolFailed, and keeps working", async () => {
     const circular: Record<string, unknown> = { a: 1 };
     circular.self = circular;

@@ -145,4 +145,22 @@ describe("encodeFrame", () => {
       '{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"m","data":{"issues":["x"]}}}\n',
     );
   });
+
+  it("carries only well-formed Unicode: a lone surrogate (a string cut inside an emoji) becomes U+FFFD", () => {
+    const cut = "smile 😀".slice(0, 7);
+    const frame = encodeFrame(rpcResult(1, { [cut]: [cut, "\udc00x", "😀 whole", "\u0000 NUL is kept"] }));
+    expect(JSON.parse(frame)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { "smile \ufffd": ["smile \ufffd", "\ufffdx", "😀 whole", "\u0000 NUL is kept"] },
+    });
+    // Guest decoders see no surrogate escape either: Python's json would rebuild the lone surrogate from it.
+    expect(frame).not.toMatch(/\\u[dD][89a-fA-F]/);
+    expect(encodeFrame(rpcError(2, -32004, `bad ${cut}`))).toBe('{"jsonrpc":"2.0","id":2,"error":{"code":-32004,"message":"bad smile \\ufffd"}}\n');
+  });
+
+  it("leaves a backslash followed by the text of a surrogate escape as it is", () => {
+    const text = "\\ud800 and \\\ud800";
+    expect((JSON.parse(encodeFrame(rpcResult(1, text))) as { result: string }).result).toBe("\\ud800 and \\\ufffd");
+  });
 });

@@ -129,6 +129,7 @@ async function runSteps(
       run: supervised,
       timeoutMs: limits.timeoutMs,
       toolCallsMade: dispatcher.toolCallsMade,
+      refusalNotice: dispatcher.refusals.notice("run"),
       durationSeconds: elapsed(),
       interpreter: run.interpreter,
       knownSecrets,

@@ -64,6 +64,8 @@ export interface ComposeInput {
   guest: HintContext;
   /** What a timeout did, when not "Script timed out after …s and was killed." (a session's cell is interrupted instead). */
   timeoutMessage?: string;
+  /** Said after the output: the host stopped reading the run's requests (see `RefusalBudget.notice`). */
+  refusalNotice?: string | undefined;
 }
 
 /** Exit code of `sh` when the command was not found. */
@@ -107,6 +109,8 @@ export function composeResult(input: ComposeInput): ExecuteCodeResult {
     output = withStderr === "" ? error : withStderr;
     if (hint !== undefined) output = appendNotice(output, `Hint: ${hint}`);
   }
+
+  if (input.refusalNotice !== undefined) output = appendNotice(output, input.refusalNotice);
 
   const result: ExecuteCodeResult = {
     status,

@@ -10,6 +10,7 @@
  * connection past the run's limit gets one error answer and is ended, and unfinished frames share
  * one byte budget.
  */
+import type { ByteBudget } from "./connection-budget.js";
 import { FrameDecoder } from "./frame-decoder.js";
 import type { RpcConnection } from "../rpc/dispatcher.js";
 
@@ -58,7 +59,7 @@ export class CallFlow {
     this.#options = options;
     const budget = options.rpc.connectionBudget;
     this.#admitted = budget.admit();
-    this.#decoder = new FrameDecoder(options.maxFrameBytes, budget.unfinishedFrames);
+    this.#decoder = new FrameDecoder(options.maxFrameBytes, closedWhenRefusing(budget.unfinishedFrames, options.rpc));
     this.#maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING_CALLS;
     this.#maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_ANSWER_BYTES;
     if (!this.#admitted) {
@@ -131,4 +132,20 @@ export class CallFlow {
       this.pump();
     });
   }
+}
+
+/**
+ * The run's budget of unfinished frames, closed once the run answers every request unread (its
+ * refused requests have taken their budget, see `refusal-budget.ts`): a frame that arrives in
+ * pieces is then skipped as it comes, never buffered nor decoded, and answered from its prefix.
+ */
+function closedWhenRefusing(budget: ByteBudget, rpc: RpcConnection): ByteBudget {
+  return {
+    take: (bytes) => !rpc.refusals.exhausted && budget.take(bytes),
+    give: (bytes) => budget.give(bytes),
+    get taken() {
+      return budget.taken;
+    },
+    limit: budget.limit,
+  };
 }

@@ -33,6 +33,8 @@ export const RpcErrorCode = {
   UnsupportedProtocol: -32007,
   /** A call that needed approval was denied (or not answered in time, or nobody could approve). */
   ApprovalDenied: -32008,
+  /** The run's refused requests have taken their budget: every later request is refused unread. */
+  RefusalLimit: -32009,
 } as const;
 
 export type RpcErrorCodeValue = (typeof RpcErrorCode)[keyof typeof RpcErrorCode];
@@ -139,7 +141,18 @@ export function sniffRequestId(framePrefix: string): RpcId | null {
   return Number.isSafeInteger(id) ? id : null;
 }
 
-/** Serialises a message as one NDJSON frame (JSON never contains a raw newline). */
+/**
+ * Serialises a message as one NDJSON frame (JSON never contains a raw newline) of well-formed
+ * Unicode: a lone surrogate becomes U+FFFD, as it would in any UTF-8 text. A JavaScript string cut
+ * inside a surrogate pair (`text.slice(0, n)` through an emoji, a common tool bug) is otherwise
+ * escaped as `\ud83d`, which guest decoders turn back into a lone surrogate: in Python a string
+ * that `print`, `write` and `encode` then fail on with `UnicodeEncodeError`.
+ */
 export function encodeFrame(message: RpcResponse | RpcRequest): string {
-  return `${JSON.stringify(message)}\n`;
+  const json = JSON.stringify(message);
+  // JSON.stringify escapes lone surrogates (and only those) as `\udXXX`, in lower case.
+  return `${json.includes("\\ud") ? json.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd") : json}\n`;
 }
+
+/** A `\udXXX` escape (a lone surrogate, as JSON.stringify writes one) not itself behind an escaped backslash. */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;

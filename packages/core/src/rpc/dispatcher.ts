@@ -33,6 +33,7 @@ import type { ToolDefinition } from "../tool.js";
 import { ApprovalGate, type ApprovalVerdict } from "./approval-gate.js";
 import { constantTimeEqual } from "./constant-time.js";
 import { InFlightCall, isThenable } from "./in-flight-call.js";
+import { REFUSED_FRAMES_PER_RUN, RefusalBudget } from "./refusal-budget.js";
 
 /** Default tool-call budget of one run. */
 export const DEFAULT_MAX_TOOL_CALLS = 50;
@@ -50,7 +51,10 @@ export interface RpcDispatcherOptions {
   tools: readonly ToolDefinition[];
   /** The per-run secret every connection must present in `hello`. */
   token: string;
-  /** Dispatched calls allowed in this run (default 50). Refused calls do not count. */
+  /**
+   * Dispatched calls allowed in this run (default 50). Refused calls do not count here; they count
+   * their bytes against a budget of their own (16 frames' worth, see `refusal-budget.ts`).
+   */
   maxToolCalls?: number;
   /** Passed to tools as `context.environment`. */
   environment: Environment;
@@ -130,6 +134,7 @@ export class RpcDispatcher {
   /** Dispatched calls whose end is not reported yet (they outlive `#inFlight` by their last steps). */
   readonly #running = new Set<Promise<string>>();
   readonly #approvals: ApprovalGate;
+  readonly #refusals: RefusalBudget;
   #toolCallsMade = 0;
   #closedReason: string | undefined;
 
@@ -140,6 +145,7 @@ export class RpcDispatcher {
     this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
     this.connectionBudget = new ConnectionBudget(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, this.maxFrameBytes * UNFINISHED_FRAMES_PER_RUN);
+    this.#refusals = new RefusalBudget(this.maxFrameBytes * REFUSED_FRAMES_PER_RUN);
     this.#approvals = new ApprovalGate({
       runId: options.runId,
       onApproval: options.onApproval,
@@ -156,6 +162,14 @@ export class RpcDispatcher {
    */
   get toolCallsMade(): number {
     return this.#toolCallsMade;
+  }
+
+  /**
+   * @internal What refused requests may still cost: the run's. Read by {@link RpcConnection} before
+   * it reads a frame, and charged with each refusal.
+   */
+  get refusals(): RefusalBudget {
+    return this.#refusals;
   }
 
   /** Tool calls running right now. */
@@ -195,10 +209,12 @@ export class RpcDispatcher {
   /**
    * @internal Runs one authenticated `tools/call` request: its response frame, at once when nothing
    * had to wait (a refusal, a tool that answered synchronously), else a promise of it. `frame`, the
-   * request's text, is checked for integers its parse rounded (see {@link firstInexactInteger}).
+   * request's text, is checked for integers its parse rounded (see {@link firstInexactInteger});
+   * `frameBytes`, its size, is what a refusal counts against {@link refusals}.
    */
-  callTool(request: RpcRequest, frame?: string): string | Promise<string> {
+  callTool(request: RpcRequest, frame?: string, frameBytes = 0): string | Promise<string> {
     const { id } = request;
+    const refuse = (response: RpcFailure) => this.refuse(response, frameBytes);
     const params = (request.params ?? {}) as Record<string, unknown>;
     const name = params.name;
     if (typeof name !== "string" || name === "") {
@@ -243,6 +259,12 @@ export class RpcDispatcher {
     const settled = () => void this.#running.delete(answer);
     answer.then(settled, settled);
     return answer;
+  }
+
+  /** @internal Counts a refused request of `frameBytes` bytes against {@link refusals}; returns its answer frame. */
+  refuse(response: RpcFailure, frameBytes: number): string {
+    this.refusals.charge(frameBytes);
+    return refusalFrame(response);
   }
 
   /**
@@ -313,7 +335,7 @@ export class RpcDispatcher {
   #failure({ call, tool }: RunningCall, error: unknown): CallFailure {
     return call.cancelled
       ? { failure: `Tool call cancelled: ${errorMessage(call.reason)}`, code: RpcErrorCode.Cancelled }
-      : { failure: errorMessage(error) || `${tool.name} failed`, code: RpcErrorCode.ToolFailed };
+      : { failure: toolFailure(tool.name, error), code: RpcErrorCode.ToolFailed };
   }
 
   /** Ends a call: encodes its answer, reports its end and returns the answer frame. */
@@ -423,6 +445,11 @@ export class RpcConnection {
     return this.#authenticated;
   }
 
+  /** @internal What the run's refused requests may still cost (see `refusal-budget.ts`); read by `CallFlow`. */
+  get refusals(): RefusalBudget {
+    return this.#dispatcher.refusals;
+  }
+
   /** @internal The run's bounds on its byte-stream connections, shared by all of them. */
   get connectionBudget(): ConnectionBudget {
     return this.#dispatcher.connectionBudget;
@@ -453,9 +480,14 @@ export class RpcConnection {
   }
 
   #handle(line: string): string | Promise<string> {
+    const dispatcher = this.#dispatcher;
+    // Checked before reading the frame at all: reading it is the cost the budget bounds.
+    if (dispatcher.refusals.exhausted) return refusalFrame(this.#refusalLimit(line.slice(0, SNIFF_PREFIX_CHARS)));
     // Checked before parsing: a frame of 16 MiB of "[" would otherwise become millions of objects.
-    const depthLimit = this.#dispatcher.maxJsonDepth;
-    if (measureJson(line).depth > depthLimit + REQUEST_ENVELOPE_DEPTH) {
+    const depthLimit = dispatcher.maxJsonDepth;
+    const { depth, bytes } = measureJson(line);
+    const refuse = (response: RpcFailure) => dispatcher.refuse(response, bytes);
+    if (depth > depthLimit + REQUEST_ENVELOPE_DEPTH) {
       return refuse(
         rpcError(
           sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS)),
@@ -467,42 +499,56 @@ export class RpcConnection {
     const parsed = parseRequest(line);
     if (!parsed.ok) return refuse(parsed.response);
     const { request } = parsed;
-    if (request.method === RpcMethod.Hello) return this.#hello(request);
+    if (request.method === RpcMethod.Hello) return this.#hello(request, refuse);
     if (!this.#authenticated) {
       return refuse(rpcError(request.id, RpcErrorCode.Unauthorized, "Unauthorized: send hello with the run token first"));
     }
-    if (request.method === RpcMethod.ToolsCall) return this.#dispatcher.callTool(request, line);
+    if (request.method === RpcMethod.ToolsCall) return dispatcher.callTool(request, line, bytes);
     return refuse(rpcError(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${request.method}`));
+  }
+
+  /** The answer to every request once the run's refused requests have taken their budget (see `refusal-budget.ts`). */
+  #refusalLimit(prefix: string): RpcFailure {
+    return rpcError(
+      sniffRequestId(prefix),
+      RpcErrorCode.RefusalLimit,
+      `Request refused: this run's refused requests already took ${this.#dispatcher.refusals.limit} bytes (malformed or oversized ` +
+        `frames, unknown tools, invalid arguments, calls over the limit), the most the host answers for one run; no request of ` +
+        `this run is read any more. Read the errors of the earlier calls and fix the calls instead of repeating them`,
+    );
   }
 
   /**
    * The response to a frame that exceeded the size limit (its id recovered when possible), or, with
    * `over: "budget"`, that arrived while the run's connections held all the unfinished frames the
-   * host buffers for a run.
+   * host buffers for a run, or once the run refuses every request (see {@link refusals}).
    */
   rejectOversizedFrame(prefix: string, bytes: number, maxFrameBytes: number, over: "frame" | "budget" = "frame"): string {
+    // Once the run refuses every request, a frame skipped for that reason says so (see `call-flow.ts`).
+    if (this.refusals.exhausted) return refusalFrame(this.#refusalLimit(prefix));
     const message =
       over === "frame"
         ? `Request too large: ${bytes} bytes exceeds the ${maxFrameBytes}-byte frame limit`
         : `Request refused: the run's connections already held ${this.connectionBudget.unfinishedFrames.limit} bytes of unfinished ` +
           `requests, the most the host buffers for one run; send large requests from fewer processes at once`;
-    return refuse(rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, message));
+    return this.#dispatcher.refuse(rpcError(sniffRequestId(prefix), RpcErrorCode.FrameTooLarge, message), bytes);
   }
 
   /** The answer to a connection over the run's limit (see {@link RpcDispatcherOptions.maxConnections}), which is then closed. */
   rejectConnection(): string {
     const { maxConnections } = this.connectionBudget;
-    return refuse(
+    return this.#dispatcher.refuse(
       rpcError(
         null,
         RpcErrorCode.InvalidRequest,
         `Connection refused: this run already has ${maxConnections} connections to the host, the most it may have at once; ` +
           `make tool calls from fewer processes, or end the ones that are done`,
       ),
+      0,
     );
   }
 
-  #hello(request: RpcRequest): string {
+  #hello(request: RpcRequest, refuse: (response: RpcFailure) => string): string {
     const params = (request.params ?? {}) as Record<string, unknown>;
     // Any failed hello revokes the connection, whatever it was before.
     this.#authenticated = false;
@@ -529,11 +575,11 @@ const frame = encodeFrame;
 /** The answer to a frame whose handling hit a defect (not a guest's doing): the guest still gets one, and the host stays up. */
 function internalError(line: string, error: unknown): string {
   const id = sniffRequestId(line.slice(0, SNIFF_PREFIX_CHARS));
-  return refuse(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
+  return refusalFrame(rpcError(id, RpcErrorCode.InternalError, `Internal error: ${clip(errorMessage(error))}`));
 }
 
 /** The answer to a frame refused before any tool ran, logged by its error code: messages may quote argument values. */
-function refuse(response: RpcFailure): string {
+function refusalFrame(response: RpcFailure): string {
   log(
     () =>
       `refused ${response.id === null ? "a frame without a usable id" : `request ${JSON.stringify(response.id)}`}: ${errorName(response.error.code)}`,
@@ -559,6 +605,15 @@ function outcomeOf(code: number): ToolCallOutcome {
   if (code === RpcErrorCode.ApprovalDenied) return "denied";
   if (code === RpcErrorCode.Cancelled) return "cancelled";
   return "failed";
+}
+
+/**
+ * What the script reads when tool `name` threw `error`: its message; for a throw of nothing (`throw
+ * undefined`, a bare `reject()`), that the tool failed and how, not the bare word "undefined".
+ */
+function toolFailure(name: string, error: unknown): string {
+  if (error === undefined || error === null) return `${name} failed (it threw ${String(error)}, not an Error)`;
+  return errorMessage(error) || `${name} failed`;
 }
 
 /** Enough of a frame's start to read its `jsonrpc` and `id`. */

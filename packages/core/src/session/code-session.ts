@@ -200,6 +200,7 @@ class Session implements CodeSession {
       run: supervised,
       timeoutMs: limits.timeoutMs,
       toolCallsMade: dispatcher.toolCallsMade,
+      refusalNotice: dispatcher.refusals.notice("cell"),
       durationSeconds: elapsed(),
       interpreter: this.#prepared.interpreter,
       knownSecrets: kernel.knownSecrets,

@@ -7,8 +7,9 @@
  * against the running cell.
  */
 import type { Environment } from "../environment.js";
-import { encodeFrame, rpcError, RpcErrorCode, type RpcRequest } from "../protocol/messages.js";
+import { rpcError, RpcErrorCode, type RpcRequest } from "../protocol/messages.js";
 import { RpcDispatcher } from "../rpc/dispatcher.js";
+import type { RefusalBudget } from "../rpc/refusal-budget.js";
 
 /** The running cell, as the session dispatcher routes to it. */
 export interface RunningCell {
@@ -45,22 +46,31 @@ export class SessionDispatcher extends RpcDispatcher {
     this.#cell = undefined;
   }
 
+  /**
+   * @internal The running cell's budget of refused requests, as a run's is its own: a cell that
+   * spends it does not leave the next cell of the session without one.
+   */
+  override get refusals(): RefusalBudget {
+    return this.#cell?.dispatcher.refusals ?? super.refusals;
+  }
+
   /** @internal Routes an authenticated `tools/call` request to the running cell's dispatcher. */
-  override callTool(request: RpcRequest, frame?: string): string | Promise<string> {
+  override callTool(request: RpcRequest, frame?: string, frameBytes = 0): string | Promise<string> {
     const params = request.params;
     const tagged = typeof params === "object" && params !== null ? (params as Record<string, unknown>).cell : undefined;
     // A call without a tag comes from a process that did not inherit the kernel's (a Python
     // subprocess of the cell): it is the running cell's.
     const from = typeof tagged === "number" ? tagged : this.#cell?.number;
-    if (this.#cell !== undefined && from === this.#cell.number) return this.#cell.dispatcher.callTool(request, frame);
+    if (this.#cell !== undefined && from === this.#cell.number) return this.#cell.dispatcher.callTool(request, frame, frameBytes);
     const ended = from ?? this.#lastCell;
     const running = this.#cell === undefined ? "no cell is running" : `only code of the running cell (${this.#cell.number}) may call tools`;
-    return encodeFrame(
+    return this.refuse(
       rpcError(
         request.id,
         RpcErrorCode.Cancelled,
         `Tool call refused: it came from code of cell ${ended}, which has ended (a thread or process it left running); ${running}.`,
       ),
+      frameBytes,
     );
   }
 }

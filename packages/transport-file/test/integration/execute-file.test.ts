@@ -134,6 +134,44 @@ print(sorted(os.listdir(os.path.dirname(rpc))))
     expect(result.toolCallsMade).toBe(1);
   }, 60_000);
 
+  it("answers a request file the guest writes in place, read before it was whole, with an error that says how to write one", async () => {
+    const result = await run(
+      local,
+      `
+import json, os, time
+rpc = os.environ["CODECALL_RPC_DIR"]
+token = os.environ["CODECALL_RPC_TOKEN"]
+frame = json.dumps({"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}})
+# Each file stops partway (inside the token, inside the frame, before the frame) until the host has claimed it.
+for name, part in [("in-token", token[:10]), ("in-frame", token + "\\n" + frame[:25]), ("no-frame", token + "\\n")]:
+    path = os.path.join(rpc, "requests", name + ".json")
+    with open(path, "w") as handle:
+        handle.write(part)
+        handle.flush()
+        for _ in range(3000):  # only a broken host gets near this bound
+            if not os.path.exists(path):
+                break
+            time.sleep(0.01)
+    answer = os.path.join(rpc, "responses", name + ".json")
+    for _ in range(3000):
+        if os.path.exists(answer):
+            break
+        time.sleep(0.01)
+    error = json.load(open(answer))["error"]
+    print(name, error["code"], error["message"])
+`,
+    );
+    const lines = result.output.trim().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const [index, name] of ["in-token", "in-frame", "no-frame"].entries()) {
+      expect(lines[index]).toMatch(
+        new RegExp(
+          `^${name} -32600 Invalid request: request file ${name}\\.json is not a whole request \\(.+\\); write each request in guest-tmp/ and rename it into requests/`,
+        ),
+      );
+    }
+  }, 60_000);
+
   for (const ending of ["timeout", "abort"] as const) {
     it(`removes the RPC dir and stops polling after a run ends by ${ending}`, async () => {
       const spy = new OneshotSpy(local);
