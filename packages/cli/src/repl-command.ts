@@ -14,6 +14,7 @@ import { createCodeSession, type CodeSession, type CodeSessionResult } from "@co
 import { REPL_HELP, REPL_COMMANDS_HELP } from "./command-help.js";
 import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
+import { watchOutputClosed } from "./output-closed.js";
 import { CellReader } from "./repl-cells.js";
 import { parseToolsArgs } from "./run-config.js";
 import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
@@ -51,7 +52,11 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
     lines.prompt();
   };
   const interrupt = (signal: StopSignal = "SIGINT") => {
-    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+    if (stoppedBy !== undefined) {
+      // A second signal quits at once; a closed stdout is no one's request to hurry.
+      if (signal !== "SIGPIPE") io.exit(SIGNAL_EXIT_CODES[signal]);
+      return;
+    }
     if (signal === "SIGINT" && running !== undefined) {
       running.abort("interrupted by Ctrl-C");
       return;
@@ -64,11 +69,16 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       prompt();
       return;
     }
-    running?.abort(`interrupted by ${signal}`);
+    running?.abort(signal === "SIGPIPE" ? "stdout was closed" : `interrupted by ${signal}`);
     stoppedBy = signal;
     lines.close();
   };
   const removeInterrupt = io.onInterrupt(interrupt);
+  // Nobody reads the cells' output any more: end the session as SIGPIPE would.
+  const removeClosedWatch = watchOutputClosed(io.stdout, () => {
+    io.stderr.write("codecall: stdout was closed (its reader went away): ending the session\n");
+    interrupt("SIGPIPE");
+  });
   // On a terminal readline turns Ctrl-C into its own event instead of the process's signal.
   lines.on("SIGINT", () => interrupt("SIGINT"));
   try {
@@ -115,6 +125,7 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
     await session?.close();
     await closeEnvironment(environment, io);
     await closeTools();
+    removeClosedWatch();
     removeInterrupt();
   }
 }

@@ -2,7 +2,7 @@
  * `codecall run`: resolve the backend and transport, run the script, stream its output (or print
  * the result as JSON), and map the status to an exit code. Ctrl-C, SIGTERM and SIGHUP stop the run
  * cleanly (script killed, tool calls cancelled, environment closed) and exit 130, 143 or 129; a
- * second signal exits at once.
+ * second signal exits at once. A closed stdout (its reader gone) stops the run too, with 141.
  */
 import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
@@ -25,6 +25,7 @@ import { backendOptionsFor } from "./backend-options.js";
 import { approvalModeFor, type ApprovalMode } from "./approval-mode.js";
 import { createModuleImporter } from "./module-loading.js";
 import { openTelemetryRegistered } from "./open-telemetry.js";
+import { watchOutputClosed, writesSettled } from "./output-closed.js";
 import { createEventPrinter } from "./run-events.js";
 import { parseRunArgs, type RunConfig, type RunHelpRequest, type ToolsConfig } from "./run-config.js";
 import { runOptionsFrom, transportsFrom } from "./run-options.js";
@@ -64,14 +65,28 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   });
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  // Held until the environment is closed: a signal during cleanup must not cut it short.
-  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
-    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+  let finished = false;
+  const stop = (signal: StopSignal) => {
+    if (stoppedBy !== undefined) {
+      // A second signal quits at once; a closed stdout is no one's request to hurry.
+      if (signal !== "SIGPIPE") io.exit(SIGNAL_EXIT_CODES[signal]);
+      return;
+    }
     stoppedBy = signal;
+    if (signal === "SIGPIPE") {
+      io.stderr.write(
+        `codecall: stdout was closed (its reader went away)${finished ? "; the output was not all delivered" : ": stopping the script"}\n`,
+      );
+      controller.abort("stdout was closed");
+      return;
+    }
     const again = signal === "SIGINT" ? "Ctrl-C" : "the signal";
     io.stderr.write(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
     controller.abort(signal === "SIGINT" ? "interrupted by Ctrl-C" : `interrupted by ${signal}`);
-  });
+  };
+  // Held until the environment is closed: a signal during cleanup must not cut it short.
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => stop(signal));
+  const removeClosedWatch = watchOutputClosed(io.stdout, () => stop("SIGPIPE"));
   let approvals: ApprovalMode | undefined;
   try {
     const transport = await transportsFrom(config, importModule).catch(explain);
@@ -104,12 +119,15 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       onEvent,
       ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
     }).catch(explain);
+    finished = true;
     report(result, config, io);
+    await writesSettled(io.stdout);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     approvals?.close();
     await closeEnvironment(environment, io);
     await closeTools();
+    removeClosedWatch();
     removeInterrupt();
   }
 }
