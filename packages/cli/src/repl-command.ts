@@ -16,6 +16,7 @@ import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from 
 import { createModuleImporter } from "./module-loading.js";
 import { watchOutputClosed } from "./output-closed.js";
 import { CellReader } from "./repl-cells.js";
+import { TerminalOutput } from "./terminal-output.js";
 import { parseToolsArgs } from "./run-config.js";
 import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
 import { createEventPrinter } from "./run-events.js";
@@ -75,8 +76,9 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
   };
   const removeInterrupt = io.onInterrupt(interrupt);
   // Nobody reads the cells' output any more: end the session as SIGPIPE would.
+  const output = new TerminalOutput(io.stdout, io.stderr);
   const removeClosedWatch = watchOutputClosed(io.stdout, () => {
-    io.stderr.write("codecall: stdout was closed (its reader went away): ending the session\n");
+    output.line("codecall: stdout was closed (its reader went away): ending the session");
     interrupt("SIGPIPE");
   });
   // On a terminal readline turns Ctrl-C into its own event instead of the process's signal.
@@ -90,14 +92,16 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       transport,
       tools,
       ...runOptionsFrom(config),
-      onEvent: createEventPrinter({ ...io, json: config.json, verbose: config.verbose, knownSecrets: hostSecrets, deniedBecause }),
+      onEvent: createEventPrinter({ terminal: output, json: config.json, verbose: config.verbose, knownSecrets: hostSecrets, deniedBecause }),
       ...(config.approveAll ? { onApproval: () => "approve" as const } : {}),
     });
     if (terminal) io.stderr.write(`codecall repl (${environment.backendId}; ${tools.length} tools). :help for the commands, :quit to leave.\n`);
     const runCell = async (code: string) => {
       running = new AbortController();
       try {
-        report(await session!.run(code, { signal: running.signal }), config.json, io);
+        const result = await session!.run(code, { signal: running.signal });
+        output.end();
+        report(result, config.json, io, output);
       } finally {
         running = undefined;
       }
@@ -131,15 +135,14 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
 }
 
 /** Says how a cell ended when it did not simply succeed (its output was streamed), or prints it as JSON. */
-function report(result: CodeSessionResult, json: boolean, io: CliIO): void {
+function report(result: CodeSessionResult, json: boolean, io: CliIO, output: TerminalOutput): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  if (result.state === "lost")
-    io.stderr.write(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}\n`);
+  if (result.state === "lost") output.line(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}`);
   if (result.status === "success") return;
   const hint = /\nHint: (.*)$/.exec(result.output)?.[1];
-  io.stderr.write(`codecall: [cell ${result.cell}] ${result.status}${result.error ? ` — ${result.error}` : ""}\n`);
-  if (hint !== undefined) io.stderr.write(`codecall: hint: ${hint}\n`);
+  output.line(`codecall: [cell ${result.cell}] ${result.status}${result.error ? ` — ${result.error}` : ""}`);
+  if (hint !== undefined) output.line(`codecall: hint: ${hint}`);
 }
