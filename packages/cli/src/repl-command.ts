@@ -111,6 +111,7 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       interruptedIdle = false;
       const read = reader.push(line.value);
       if (read.kind === "cell") await runCell(read.code);
+      else if (read.kind === "refused") output.line(`codecall: ${read.reason}`);
       else if (read.kind === "command") {
         if (read.name === "quit" || read.name === "exit" || read.name === "q") break;
         if (read.name === "reset") {
@@ -121,8 +122,9 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       }
       prompt();
     }
-    const last = reader.end();
-    if (last !== undefined && stoppedBy === undefined) await runCell(last);
+    const last = stoppedBy === undefined ? reader.end() : undefined;
+    if (last?.kind === "cell") await runCell(last.code);
+    else if (last?.kind === "refused") output.line(`codecall: ${last.reason}`);
     return stoppedBy === undefined ? 0 : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     lines.close();
