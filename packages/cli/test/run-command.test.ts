@@ -124,6 +124,23 @@ describe("codecall run", () => {
     expect(mixed.stderr).toContain("export tools holds something that is not a tool definition");
   });
 
+  it.each([
+    ["a getter that throws", 'export default { get name() { throw new Error("getter boom"); } };\n', "getter boom"],
+    ["a throw of a non-Error at import", 'throw "plain text thrown";\n', "plain text thrown"],
+    [
+      "an export that is almost a tool",
+      'export const lookup = { name: "lookup", description: "d", parameters: { type: "object" } };\n',
+      "export lookup is not a tool definition: it has no execute function",
+    ],
+  ])("explains %s in a tools module in one line, without a stack trace", async (_case, source, message) => {
+    await writeFile(path.join(dir, "odd.mjs"), source);
+    const result = await runCli(["run", "--tools", "./odd.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toContain("unexpected failure");
+  });
+
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
     const modules: Array<[file: string, definition: string, message: string]> = [
