@@ -141,6 +141,14 @@ describe("codecall run", () => {
     expect(result.stderr).not.toContain("unexpected failure");
   });
 
+  it("says so, and exits 1, when a tools module's top-level await waits on nothing (Node ended such a process with 13 and no word)", async () => {
+    await writeFile(path.join(dir, "stuck.mjs"), "await new Promise(() => {});\n");
+    const result = await runCli(["run", "--tools", "./stuck.mjs", "-"], { cwd: dir, stdin: "print(1)", deadlineMs: 60_000 });
+    expect(result.killedAtDeadline).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("codecall: stopped before finishing: nothing was left to wait for");
+  });
+
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
     const modules: Array<[file: string, definition: string, message: string]> = [
