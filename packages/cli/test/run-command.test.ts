@@ -141,6 +141,19 @@ describe("codecall run", () => {
     expect(result.stderr).not.toContain("unexpected failure");
   });
 
+  it("keeps terminal escape sequences of tools and errors off the terminal: tools listing, error lines", async () => {
+    await writeFile(
+      path.join(dir, "painted.mjs"),
+      'export const t = { name: "t", description: "Paints\\u001b[2J\\u001b]52;c;aGk=\\u0007 text.", parameters: { type: "object" }, execute: async () => 1 };\n',
+    );
+    const listed = await runCli(["tools", "--no-builtin-tools", "--tools", "./painted.mjs"], { cwd: dir });
+    expect(listed.stdout).toBe("t() -> Any: Paints text.\n");
+    await writeFile(path.join(dir, "throws-painted.mjs"), 'throw new Error("boom\\u001b[1A\\u001b[2K\\u001bc");\n');
+    const failed = await runCli(["run", "--tools", "./throws-painted.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe("codecall: Could not load tools module ./throws-painted.mjs: boom\n");
+  });
+
   it("says so, and exits 1, when a tools module's top-level await waits on nothing (Node ended such a process with 13 and no word)", async () => {
     await writeFile(path.join(dir, "stuck.mjs"), "await new Promise(() => {});\n");
     const result = await runCli(["run", "--tools", "./stuck.mjs", "-"], { cwd: dir, stdin: "print(1)", deadlineMs: 60_000 });
