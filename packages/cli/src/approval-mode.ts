@@ -6,7 +6,7 @@
  * calls (fail closed); the run's events say so and the CLI tells the user once per tool.
  */
 import type { ApprovalHandler, ToolDefinition } from "@codecall/core";
-import type { TerminalApprover } from "./approval-prompt.js";
+import type { PromptOutput, TerminalApprover } from "./approval-prompt.js";
 import { assertKnownToolNames } from "./known-tool-names.js";
 
 /** How the run's approvals are answered. */
@@ -32,7 +32,7 @@ export interface ApprovalModeOptions {
   scriptFromStdin: boolean;
   stdin: NodeJS.ReadableStream;
   /** Where questions go (stderr: stdout carries the script's output). */
-  prompt: NodeJS.WritableStream;
+  prompt: PromptOutput;
   /** Masked in the arguments a question shows. */
   knownSecrets: readonly string[];
 }

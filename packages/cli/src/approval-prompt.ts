@@ -16,6 +16,11 @@ export interface TerminalApprover {
   close(): void;
 }
 
+/** Where questions are written: a stream, or a writer that starts them on a line of their own. */
+export interface PromptOutput {
+  write(text: string): unknown;
+}
+
 interface Question {
   request: ApprovalRequest;
   settle: (decision: ApprovalDecision) => void;
@@ -25,11 +30,7 @@ interface Question {
 export const USER_DENIAL = "the user denied this call";
 
 /** Asks on `output`, reads answers from `input`. `knownSecrets` are masked in the arguments shown. */
-export function createTerminalApprover(
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  knownSecrets: readonly string[],
-): TerminalApprover {
+export function createTerminalApprover(input: NodeJS.ReadableStream, output: PromptOutput, knownSecrets: readonly string[]): TerminalApprover {
   const lines = createInterface({ input, terminal: false });
   const queue: Question[] = [];
   let inputEnded = false;

@@ -6,7 +6,7 @@
  */
 import module from "node:module";
 import { main } from "./main.js";
-import { exitWhenFlushed, reportStrayErrors, routeStopSignals } from "./process-lifecycle.js";
+import { exitProcess, exitWhenFlushed, reportStrayErrors, reportUnsettledEnd, routeStopSignals } from "./process-lifecycle.js";
 
 // Node ≥ 22.1 keeps the compiled code of the modules loaded after this call on disk (in
 // NODE_COMPILE_CACHE, or the temp dir), so later runs skip compiling them; NODE_DISABLE_COMPILE_CACHE=1
@@ -15,13 +15,14 @@ import { exitWhenFlushed, reportStrayErrors, routeStopSignals } from "./process-
 
 const onInterrupt = routeStopSignals();
 reportStrayErrors(process.stderr);
+reportUnsettledEnd(process.stderr);
 const exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
   cwd: process.cwd(),
   onInterrupt,
-  exit: (code) => process.exit(code),
+  exit: exitProcess,
 });
 // The result is reported and the environment closed: whatever tool modules left running (timers,
 // tools that ignore their abort signal, child processes) must not keep the process alive.

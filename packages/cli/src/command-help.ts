@@ -98,5 +98,5 @@ Options: those of codecall run (codecall --help): --backend, -o, --transport, --
 unless --approve-all.
 
 Exit codes: 0 at the end of input or :quit (whatever the cells did), 130/143/129 when stopped by
-a signal, 2 for a bad command line.
+a signal, 141 when stdout was closed, 2 for a bad command line.
 `;

@@ -13,7 +13,7 @@ import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 export const DEFAULT_CONFIG_FILE = "codecall.config.json";
 
 /** Each key a config file may hold, with the JSON type its value must have (checked further where it is used). */
-const CONFIG_KEYS: Readonly<Record<string, "string" | "object" | "boolean" | "string list" | "any">> = {
+const CONFIG_KEYS: Readonly<Record<string, "string" | "object" | "boolean" | "string list" | "string or string list" | "any">> = {
   $schema: "string",
   backend: "string",
   backendOptions: "object",
@@ -21,13 +21,13 @@ const CONFIG_KEYS: Readonly<Record<string, "string" | "object" | "boolean" | "st
   timeout: "any",
   maxToolCalls: "any",
   tools: "string list",
-  allowTools: "any",
+  allowTools: "string or string list",
   builtinTools: "boolean",
   cwd: "string",
   envPassthrough: "string list",
   interpreter: "string",
   mcpServers: "object",
-  requireApproval: "any",
+  requireApproval: "string or string list",
   approveAll: "boolean",
   approvalTimeout: "any",
 };
@@ -86,6 +86,9 @@ function hasType(value: unknown, type: (typeof CONFIG_KEYS)[string]): boolean {
       return typeof value === "object" && value !== null && !Array.isArray(value);
     case "string list":
       return Array.isArray(value) && value.every((item) => typeof item === "string");
+    // A list, or its names comma-separated as the flag takes them.
+    case "string or string list":
+      return typeof value === "string" || hasType(value, "string list");
     default:
       return typeof value === type;
   }

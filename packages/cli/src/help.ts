@@ -43,7 +43,7 @@ Options:
   -h, --help                this text, and the options of the backend (--backend NAME --help)
 
 Exit codes: 0 success, 1 error, 124 timeout, 130 interrupted (Ctrl-C), 143 SIGTERM, 129 SIGHUP,
-2 bad command line (unknown option, bad value, unknown backend or transport, plugin not installed).
+141 stdout closed by its reader (the script is stopped), 2 bad command line (unknown option, bad value, unknown backend or transport, plugin not installed).
 
 Debugging: CODECALL_DEBUG=transport,env,rpc,backend (or *) writes on stderr the transport chosen
 and fallbacks, the variable names withheld from the script, tool calls and the commands backends

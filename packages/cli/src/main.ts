@@ -28,11 +28,14 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     if (command === "repl") return await (await import("./repl-command.js")).replCommand(rest, io);
     throw new UsageError(`Unknown command ${JSON.stringify(command)}. Run \`codecall --help\`.`, USAGE_EXIT_CODE);
   } catch (error) {
+    // Messages quote what came from outside (a tools module's error, an MCP server's words): as
+    // text only, not as commands to the terminal. Loaded here, on failure only: see bin.ts.
+    const { stripAnsi } = await import("@codecall/core/plugin-kit");
     if (error instanceof UsageError) {
-      io.stderr.write(`codecall: ${error.message}\n`);
+      io.stderr.write(`codecall: ${stripAnsi(error.message)}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`codecall: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(`codecall: unexpected failure: ${stripAnsi(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     return 1;
   }
 }

@@ -13,6 +13,7 @@ import { createModuleImporter } from "./module-loading.js";
 import { parseToolsArgs } from "./run-config.js";
 import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
 import { createEventPrinter } from "./run-events.js";
+import { TerminalOutput } from "./terminal-output.js";
 import { runOptionsFrom, transportsFrom } from "./run-options.js";
 import { sessionFlagsFrom, SESSION_FLAGS } from "./session-flags.js";
 import { loadTools } from "./tool-loading.js";
@@ -73,7 +74,7 @@ async function serve(args: string[], io: CliIO): Promise<number> {
       ...(config.approveAll ? { onApproval: () => "approve" as const } : {}),
       // Stdout is the protocol (over stdio): only stderr lines, as `json` keeps them.
       onEvent: createEventPrinter({
-        ...io,
+        terminal: new TerminalOutput(io.stdout, io.stderr),
         json: true,
         verbose: config.verbose,
         knownSecrets: hostSecrets,

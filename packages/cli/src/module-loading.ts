@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ModuleImporter, ToolDefinition } from "@codecall/core";
+import { errorMessage, type ModuleImporter, type ToolDefinition } from "@codecall/core";
 import { UsageError } from "./exit-codes.js";
 
 /** An importer for the resolver: the user's project first, then the CLI's own dependencies. */
@@ -51,12 +51,30 @@ export async function loadToolModule(specifier: string, cwd: string, importModul
   try {
     module = (await (isFile ? importFile(local) : importModule(specifier))) as Record<string, unknown>;
   } catch (error) {
-    throw new UsageError(`Could not load tools module ${specifier}: ${(error as Error).message}`);
+    throw new UsageError(`Could not load tools module ${specifier}: ${errorMessage(error)}`);
   }
+  let found: ToolDefinition[];
+  try {
+    found = toolsExported(module, specifier);
+  } catch (error) {
+    // A getter or a Proxy among the exports may throw while they are read.
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Could not read the exports of tools module ${specifier}: ${errorMessage(error)}`);
+  }
+  if (found.length === 0) {
+    throw new UsageError(`${specifier} exports no tool definitions; export them, e.g. \`export default [myTool]\``);
+  }
+  return found;
+}
+
+/** The tool definitions among a module's exports; an export meant as a tool that is not one is refused, naming what it lacks. */
+function toolsExported(module: Record<string, unknown>, specifier: string): ToolDefinition[] {
   const found = new Set<ToolDefinition>();
   for (const [exportName, value] of Object.entries(module)) {
     if (isToolDefinition(value)) {
       found.add(value);
+    } else if (meantAsTool(value)) {
+      throw new UsageError(`${specifier}: export ${exportName} is not a tool definition: it has ${lacks(value).join(", ")}`);
     } else if (Array.isArray(value)) {
       // A list is meant as tools; anything else in it is a mistake worth naming. (A single
       // non-tool export is ignored: helpers, constants, or tsx's CommonJS namespace under `default`.)
@@ -70,10 +88,28 @@ export async function loadToolModule(specifier: string, cwd: string, importModul
       }
     }
   }
-  if (found.size === 0) {
-    throw new UsageError(`${specifier} exports no tool definitions; export them, e.g. \`export default [myTool]\``);
-  }
   return [...found];
+}
+
+/**
+ * An object with a name and a schema or an `execute` is meant as a tool; other exports (helpers,
+ * constants, tsx's CommonJS namespace under `default`) are left alone.
+ */
+function meantAsTool(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const tool = value as Record<string, unknown>;
+  return "name" in tool && ("parameters" in tool || "execute" in tool);
+}
+
+/** What a would-be tool lacks, in words. */
+function lacks(tool: Record<string, unknown>): string[] {
+  const wanted: Array<[key: string, type: string, words: string]> = [
+    ["name", "string", "no name string"],
+    ["description", "string", "no description string"],
+    ["parameters", "object", "no parameters object (a JSON Schema)"],
+    ["execute", "function", "no execute function"],
+  ];
+  return wanted.filter(([key, type]) => typeof tool[key] !== type || tool[key] === null).map(([, , words]) => words);
 }
 
 function isToolDefinition(value: unknown): value is ToolDefinition {

@@ -11,6 +11,30 @@ const STOP_SIGNALS: readonly StopSignal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 /** How long stdout and stderr may take to drain at exit (a reader that stopped reading must not hang us). */
 const FLUSH_TIMEOUT_MS = 5_000;
 
+/** The command chose to end the process (see `exitProcess`). */
+let exiting = false;
+
+/** Ends the process with `code`: every end the command chooses goes through here. */
+export function exitProcess(code: number): never {
+  exiting = true;
+  process.exit(code);
+}
+
+/**
+ * Says why the process ends when the command did not choose to: Node ends a process whose event
+ * loop has nothing left while the command still awaits — a tools module whose top-level await
+ * waits on a promise nothing will settle — with code 13 and no word. It then exits 1, with a line.
+ */
+export function reportUnsettledEnd(stderr: NodeJS.WritableStream): void {
+  process.on("exit", () => {
+    if (exiting) return;
+    stderr.write(
+      "codecall: stopped before finishing: nothing was left to wait for, yet the command was still waiting (a --tools module awaits a promise that nothing will settle?)\n",
+    );
+    process.exitCode = 1;
+  });
+}
+
 /**
  * Routes SIGINT, SIGTERM and SIGHUP to the handler `register` installs (the run's clean stop).
  * With no handler installed (before the run starts, after it ended) a signal exits at once, with
@@ -19,7 +43,7 @@ const FLUSH_TIMEOUT_MS = 5_000;
 export function routeStopSignals(): (handler: (signal: StopSignal) => void) => () => void {
   let current: ((signal: StopSignal) => void) | undefined;
   for (const signal of STOP_SIGNALS) {
-    process.on(signal, () => (current ? current(signal) : process.exit(SIGNAL_EXIT_CODES[signal])));
+    process.on(signal, () => (current ? current(signal) : exitProcess(SIGNAL_EXIT_CODES[signal])));
   }
   // A closed terminal or pipe fails our writes (EIO, EPIPE); that must not crash the process
   // before it has cleaned up. What cannot be written is lost either way.
@@ -59,5 +83,5 @@ export async function exitWhenFlushed(code: number): Promise<never> {
   // and core is loaded only by the commands that need it.
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref());
   await Promise.race([Promise.all([flushed(process.stdout), flushed(process.stderr)]), timeout]);
-  process.exit(code);
+  exitProcess(code);
 }

@@ -14,7 +14,9 @@ import { createCodeSession, type CodeSession, type CodeSessionResult } from "@co
 import { REPL_HELP, REPL_COMMANDS_HELP } from "./command-help.js";
 import { SIGNAL_EXIT_CODES, USAGE_EXIT_CODE, UsageError, type StopSignal } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
+import { watchOutputClosed } from "./output-closed.js";
 import { CellReader } from "./repl-cells.js";
+import { TerminalOutput } from "./terminal-output.js";
 import { parseToolsArgs } from "./run-config.js";
 import { closeEnvironment, createBackendEnvironment, explain, hostSecretValues, type CliIO } from "./run-command.js";
 import { createEventPrinter } from "./run-events.js";
@@ -51,7 +53,11 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
     lines.prompt();
   };
   const interrupt = (signal: StopSignal = "SIGINT") => {
-    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+    if (stoppedBy !== undefined) {
+      // A second signal quits at once; a closed stdout is no one's request to hurry.
+      if (signal !== "SIGPIPE") io.exit(SIGNAL_EXIT_CODES[signal]);
+      return;
+    }
     if (signal === "SIGINT" && running !== undefined) {
       running.abort("interrupted by Ctrl-C");
       return;
@@ -64,11 +70,17 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       prompt();
       return;
     }
-    running?.abort(`interrupted by ${signal}`);
+    running?.abort(signal === "SIGPIPE" ? "stdout was closed" : `interrupted by ${signal}`);
     stoppedBy = signal;
     lines.close();
   };
   const removeInterrupt = io.onInterrupt(interrupt);
+  // Nobody reads the cells' output any more: end the session as SIGPIPE would.
+  const output = new TerminalOutput(io.stdout, io.stderr);
+  const removeClosedWatch = watchOutputClosed(io.stdout, () => {
+    output.line("codecall: stdout was closed (its reader went away): ending the session");
+    interrupt("SIGPIPE");
+  });
   // On a terminal readline turns Ctrl-C into its own event instead of the process's signal.
   lines.on("SIGINT", () => interrupt("SIGINT"));
   try {
@@ -80,14 +92,16 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       transport,
       tools,
       ...runOptionsFrom(config),
-      onEvent: createEventPrinter({ ...io, json: config.json, verbose: config.verbose, knownSecrets: hostSecrets, deniedBecause }),
+      onEvent: createEventPrinter({ terminal: output, json: config.json, verbose: config.verbose, knownSecrets: hostSecrets, deniedBecause }),
       ...(config.approveAll ? { onApproval: () => "approve" as const } : {}),
     });
     if (terminal) io.stderr.write(`codecall repl (${environment.backendId}; ${tools.length} tools). :help for the commands, :quit to leave.\n`);
     const runCell = async (code: string) => {
       running = new AbortController();
       try {
-        report(await session!.run(code, { signal: running.signal }), config.json, io);
+        const result = await session!.run(code, { signal: running.signal });
+        output.end();
+        report(result, config.json, io, output);
       } finally {
         running = undefined;
       }
@@ -97,6 +111,7 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       interruptedIdle = false;
       const read = reader.push(line.value);
       if (read.kind === "cell") await runCell(read.code);
+      else if (read.kind === "refused") output.line(`codecall: ${read.reason}`);
       else if (read.kind === "command") {
         if (read.name === "quit" || read.name === "exit" || read.name === "q") break;
         if (read.name === "reset") {
@@ -107,28 +122,29 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
       }
       prompt();
     }
-    const last = reader.end();
-    if (last !== undefined && stoppedBy === undefined) await runCell(last);
+    const last = stoppedBy === undefined ? reader.end() : undefined;
+    if (last?.kind === "cell") await runCell(last.code);
+    else if (last?.kind === "refused") output.line(`codecall: ${last.reason}`);
     return stoppedBy === undefined ? 0 : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     lines.close();
     await session?.close();
     await closeEnvironment(environment, io);
     await closeTools();
+    removeClosedWatch();
     removeInterrupt();
   }
 }
 
 /** Says how a cell ended when it did not simply succeed (its output was streamed), or prints it as JSON. */
-function report(result: CodeSessionResult, json: boolean, io: CliIO): void {
+function report(result: CodeSessionResult, json: boolean, io: CliIO, output: TerminalOutput): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  if (result.state === "lost")
-    io.stderr.write(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}\n`);
+  if (result.state === "lost") output.line(`codecall: [cell ${result.cell}] the session's state was lost: ${result.stateNote ?? "the kernel ended"}`);
   if (result.status === "success") return;
   const hint = /\nHint: (.*)$/.exec(result.output)?.[1];
-  io.stderr.write(`codecall: [cell ${result.cell}] ${result.status}${result.error ? ` — ${result.error}` : ""}\n`);
-  if (hint !== undefined) io.stderr.write(`codecall: hint: ${hint}\n`);
+  output.line(`codecall: [cell ${result.cell}] ${result.status}${result.error ? ` — ${result.error}` : ""}`);
+  if (hint !== undefined) output.line(`codecall: hint: ${hint}`);
 }

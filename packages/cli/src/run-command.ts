@@ -2,7 +2,7 @@
  * `codecall run`: resolve the backend and transport, run the script, stream its output (or print
  * the result as JSON), and map the status to an exit code. Ctrl-C, SIGTERM and SIGHUP stop the run
  * cleanly (script killed, tool calls cancelled, environment closed) and exit 130, 143 or 129; a
- * second signal exits at once.
+ * second signal exits at once. A closed stdout (its reader gone) stops the run too, with 141.
  */
 import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
@@ -25,6 +25,8 @@ import { backendOptionsFor } from "./backend-options.js";
 import { approvalModeFor, type ApprovalMode } from "./approval-mode.js";
 import { createModuleImporter } from "./module-loading.js";
 import { openTelemetryRegistered } from "./open-telemetry.js";
+import { watchOutputClosed, writesSettled } from "./output-closed.js";
+import { TerminalOutput } from "./terminal-output.js";
 import { createEventPrinter } from "./run-events.js";
 import { parseRunArgs, type RunConfig, type RunHelpRequest, type ToolsConfig } from "./run-config.js";
 import { runOptionsFrom, transportsFrom } from "./run-options.js";
@@ -64,14 +66,28 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   });
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  // Held until the environment is closed: a signal during cleanup must not cut it short.
-  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => {
-    if (stoppedBy !== undefined) io.exit(SIGNAL_EXIT_CODES[signal]);
+  let finished = false;
+  const terminal = new TerminalOutput(io.stdout, io.stderr);
+  const stop = (signal: StopSignal) => {
+    if (stoppedBy !== undefined) {
+      // A second signal quits at once; a closed stdout is no one's request to hurry.
+      if (signal !== "SIGPIPE") io.exit(SIGNAL_EXIT_CODES[signal]);
+      return;
+    }
     stoppedBy = signal;
+    if (signal === "SIGPIPE") {
+      terminal.line(`codecall: stdout was closed (its reader went away)${finished ? "; the output was not all delivered" : ": stopping the script"}`);
+      controller.abort("stdout was closed");
+      return;
+    }
     const again = signal === "SIGINT" ? "Ctrl-C" : "the signal";
-    io.stderr.write(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
+    // A line of its own also after the ^C the terminal echoed.
+    terminal.own(`\ncodecall: ${signal === "SIGINT" ? "Ctrl-C" : signal}: interrupting the script (${again} again to quit at once)\n`);
     controller.abort(signal === "SIGINT" ? "interrupted by Ctrl-C" : `interrupted by ${signal}`);
-  });
+  };
+  // Held until the environment is closed: a signal during cleanup must not cut it short.
+  const removeInterrupt = io.onInterrupt((signal = "SIGINT") => stop(signal));
+  const removeClosedWatch = watchOutputClosed(io.stdout, () => stop("SIGPIPE"));
   let approvals: ApprovalMode | undefined;
   try {
     const transport = await transportsFrom(config, importModule).catch(explain);
@@ -80,11 +96,11 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       approveAll: config.approveAll,
       scriptFromStdin: config.script === "-",
       stdin: io.stdin,
-      prompt: io.stderr,
+      prompt: { write: (text) => terminal.own(text) },
       knownSecrets: hostSecrets,
     });
     const onEvent = createEventPrinter({
-      ...io,
+      terminal,
       json: config.json,
       verbose: config.verbose,
       knownSecrets: hostSecrets,
@@ -104,12 +120,16 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       onEvent,
       ...(approvals.onApproval ? { onApproval: approvals.onApproval } : {}),
     }).catch(explain);
-    report(result, config, io);
+    finished = true;
+    terminal.end();
+    report(result, config, io, terminal);
+    await writesSettled(io.stdout);
     return stoppedBy === undefined ? EXIT_CODES[result.status] : SIGNAL_EXIT_CODES[stoppedBy];
   } finally {
     approvals?.close();
     await closeEnvironment(environment, io);
     await closeTools();
+    removeClosedWatch();
     removeInterrupt();
   }
 }
@@ -172,7 +192,7 @@ function utf8Script(bytes: Buffer, shown: string): string {
   return bytes.toString("utf8");
 }
 
-function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
+function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO, terminal: TerminalOutput): void {
   if (config.json) {
     const { status, output, exitCode, toolCallsMade, durationSeconds, error, ...rest } = result;
     io.stdout.write(
@@ -181,11 +201,11 @@ function report(result: ExecuteCodeResult, config: RunConfig, io: CliIO): void {
     return;
   }
   // The output was streamed live; say how the run ended when it did not simply succeed.
-  if (config.verbose) for (const skipped of result.transportsSkipped ?? []) io.stderr.write(`codecall: transport skipped — ${skipped}\n`);
+  if (config.verbose) for (const skipped of result.transportsSkipped ?? []) terminal.line(`codecall: transport skipped — ${skipped}`);
   if (result.status === "success" && !config.verbose) return;
   const reason = result.error ? ` — ${result.error}` : "";
-  io.stderr.write(
-    `codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})\n`,
+  terminal.line(
+    `codecall: ${result.status}${reason} (${result.toolCallsMade} tool calls, ${result.durationSeconds}s, ${result.backend}/${result.transport})`,
   );
 }
 

@@ -1,15 +1,17 @@
 /**
  * What `codecall run` shows while a run goes on, from the run's events: the script's output on
- * stdout and stderr (unless `--json`), with `-v` one line per tool call and per approval decision,
- * and — always — a note the first time a tool's call is denied because nobody could approve it.
+ * stdout and stderr as text (unless `--json`; see terminal-output.ts), with `-v` one line per tool
+ * call and per approval decision, and — always — a note the first time a tool's call is denied
+ * because nobody could approve it.
  * Lines are bounded whatever the arguments or errors hold, and host secrets in them are masked as
  * in the script's output: the arguments come from the script, which may have read one.
  */
 import { describeValue, redactSecrets, type RunEvent } from "@codecall/core";
+import type { TerminalOutput } from "./terminal-output.js";
 
 export interface EventPrinterOptions {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  /** Where the script's output and codecall's lines go. */
+  terminal: TerminalOutput;
   /** Leave the output to the JSON result. */
   json: boolean;
   verbose: boolean;
@@ -22,10 +24,10 @@ export interface EventPrinterOptions {
 /** The `onEvent` of a CLI run. */
 export function createEventPrinter(options: EventPrinterOptions): (event: RunEvent) => void {
   const noted = new Set<string>();
-  const line = (text: string) => options.stderr.write(`${redactSecrets(text, { knownSecrets: options.knownSecrets })}\n`);
+  const line = (text: string) => options.terminal.line(redactSecrets(text, { knownSecrets: options.knownSecrets }));
   return (event) => {
     if (event.type === "stdout" || event.type === "stderr") {
-      if (!options.json) (event.type === "stdout" ? options.stdout : options.stderr).write(event.chunk);
+      if (!options.json) options.terminal.script(event.type, event.chunk);
       return;
     }
     if (event.type === "approval-decided" && event.decidedBy === "no-handler" && !noted.has(event.tool)) {

@@ -5,6 +5,7 @@
  * SDK are loaded only when a server is configured, so a plain run does not pay for them.
  */
 import { checkToolSet, CodecallError, errorMessage, type ModuleImporter, type ToolDefinition } from "@codecall/core";
+import { stripAnsi } from "@codecall/core/plugin-kit";
 import { builtinTools } from "@codecall/tools";
 import type { connectMcpServer } from "@codecall/mcp";
 import { requireApproval } from "./approval-mode.js";
@@ -76,7 +77,8 @@ async function loadMcpTools(
     const tools = await mcpTools(client, {
       ...(server.prefix ? { prefix: server.prefix } : {}),
       reserved: [...taken, ...found].map((tool) => tool.name),
-      onRefused: (refused) => io.stderr.write(`codecall: MCP server ${server.label}: tool ${refused.name} left out: ${refused.reason}\n`),
+      // The name and the reason quote the server: text, not commands to the terminal.
+      onRefused: (refused) => io.stderr.write(stripAnsi(`codecall: MCP server ${server.label}: tool ${refused.name} left out: ${refused.reason}\n`)),
     }).catch((error: unknown) => {
       throw new UsageError(`MCP server ${server.label}: listing its tools failed: ${errorMessage(error)}`);
     });

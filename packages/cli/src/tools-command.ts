@@ -5,6 +5,7 @@
  * `--tools`, `--mcp`, the config file), and MCP servers are closed again before the command ends.
  */
 import { describePythonSignatures, generatePythonModule, type ToolDefinition } from "@codecall/core";
+import { stripAnsi } from "@codecall/core/plugin-kit";
 import { STUB_HELP, TOOLS_HELP } from "./command-help.js";
 import { USAGE_EXIT_CODE, UsageError } from "./exit-codes.js";
 import { createModuleImporter } from "./module-loading.js";
@@ -33,7 +34,8 @@ export async function toolsCommand(command: "tools" | "stub", args: string[], io
       }));
       io.stdout.write(`${JSON.stringify(described, null, 2)}\n`);
     } else {
-      io.stdout.write(tools.length === 0 ? "No tools: scripts run plain Python.\n" : `${describePythonSignatures(tools).join("\n")}\n`);
+      // Descriptions may come from an MCP server: text, not commands to the terminal.
+      io.stdout.write(tools.length === 0 ? "No tools: scripts run plain Python.\n" : `${stripAnsi(describePythonSignatures(tools).join("\n"))}\n`);
     }
   } finally {
     await loaded.close();

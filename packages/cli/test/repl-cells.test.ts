@@ -6,7 +6,7 @@ function read(lines: string[]): (ReplInput | { kind: "end"; code: string })[] {
   const reader = new CellReader();
   const out: (ReplInput | { kind: "end"; code: string })[] = lines.map((line) => reader.push(line)).filter((input) => input.kind !== "more");
   const rest = reader.end();
-  if (rest !== undefined) out.push({ kind: "end", code: rest });
+  if (rest !== undefined) out.push(rest.kind === "cell" ? { kind: "end", code: rest.code } : rest);
   return out;
 }
 
@@ -73,6 +73,34 @@ describe("CellReader: how repl input becomes cells", () => {
     expect(read(["s = 'it\\'s ('", "print(s)"])).toEqual([
       { kind: "cell", code: "s = 'it\\'s ('" },
       { kind: "cell", code: "print(s)" },
+    ]);
+  });
+
+  it("a string continued with a backslash at the end of a line stays open on the next", () => {
+    expect(read(["s = 'one \\", "two ('", "print(s)"])).toEqual([
+      { kind: "cell", code: "s = 'one \\\ntwo ('" },
+      { kind: "cell", code: "print(s)" },
+    ]);
+  });
+
+  it("reads a long cell line by line, not again from its start at every line (a pasted 20 000-line list)", () => {
+    const lines = ["x = [", ...Array.from({ length: 20_000 }, (_, index) => `  ${index},  # item`), "]", "print(len(x))"];
+    const cells = read(lines);
+    expect(cells).toHaveLength(2);
+    expect(cells[0]).toMatchObject({ kind: "cell" });
+    expect((cells[0] as { code: string }).code.split("\n")).toHaveLength(20_002);
+  });
+
+  it("refuses a cell over the size limit as a whole and goes on with the next; memory stays bounded", () => {
+    const line = `  "${"y".repeat(1000)}",`;
+    const reader = new CellReader(100_000);
+    const inputs = [reader.push("x = [")];
+    for (let index = 0; index < 500; index += 1) inputs.push(reader.push(line));
+    inputs.push(reader.push("]"), reader.push("print(1)"));
+    const done = inputs.filter((input) => input.kind !== "more");
+    expect(done).toEqual([
+      { kind: "refused", reason: expect.stringMatching(/^the cell is over 100000 characters/) as unknown },
+      { kind: "cell", code: "print(1)" },
     ]);
   });
 });

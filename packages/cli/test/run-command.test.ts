@@ -124,6 +124,44 @@ describe("codecall run", () => {
     expect(mixed.stderr).toContain("export tools holds something that is not a tool definition");
   });
 
+  it.each([
+    ["a getter that throws", 'export default { get name() { throw new Error("getter boom"); } };\n', "getter boom"],
+    ["a throw of a non-Error at import", 'throw "plain text thrown";\n', "plain text thrown"],
+    [
+      "an export that is almost a tool",
+      'export const lookup = { name: "lookup", description: "d", parameters: { type: "object" } };\n',
+      "export lookup is not a tool definition: it has no execute function",
+    ],
+  ])("explains %s in a tools module in one line, without a stack trace", async (_case, source, message) => {
+    await writeFile(path.join(dir, "odd.mjs"), source);
+    const result = await runCli(["run", "--tools", "./odd.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toContain("unexpected failure");
+  });
+
+  it("keeps terminal escape sequences of tools and errors off the terminal: tools listing, error lines", async () => {
+    await writeFile(
+      path.join(dir, "painted.mjs"),
+      'export const t = { name: "t", description: "Paints\\u001b[2J\\u001b]52;c;aGk=\\u0007 text.", parameters: { type: "object" }, execute: async () => 1 };\n',
+    );
+    const listed = await runCli(["tools", "--no-builtin-tools", "--tools", "./painted.mjs"], { cwd: dir });
+    expect(listed.stdout).toBe("t() -> Any: Paints text.\n");
+    await writeFile(path.join(dir, "throws-painted.mjs"), 'throw new Error("boom\\u001b[1A\\u001b[2K\\u001bc");\n');
+    const failed = await runCli(["run", "--tools", "./throws-painted.mjs", "-"], { cwd: dir, stdin: "print(1)" });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe("codecall: Could not load tools module ./throws-painted.mjs: boom\n");
+  });
+
+  it("says so, and exits 1, when a tools module's top-level await waits on nothing (Node ended such a process with 13 and no word)", async () => {
+    await writeFile(path.join(dir, "stuck.mjs"), "await new Promise(() => {});\n");
+    const result = await runCli(["run", "--tools", "./stuck.mjs", "-"], { cwd: dir, stdin: "print(1)", deadlineMs: 60_000 });
+    expect(result.killedAtDeadline).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("codecall: stopped before finishing: nothing was left to wait for");
+  });
+
   it("refuses a tools module whose tool a script could not import, naming it and the rule, and exits", async () => {
     // Before the fix the run opened its socket server, then failed, and the CLI never exited.
     const modules: Array<[file: string, definition: string, message: string]> = [

@@ -127,6 +127,26 @@ describe("codecall usage errors", () => {
     }
   });
 
+  it.each([
+    ["allowTools", { read_file: true }],
+    ["allowTools", null],
+    ["allowTools", 5],
+    ["requireApproval", [1, {}]],
+    ["requireApproval", null],
+  ])("refuses a config file whose %s is %j, naming the file and the key (not a tool called [object Object])", async (key, value) => {
+    const dir = await mkdtemp(path.join(tmpdir(), "codecall-cli-config-"));
+    try {
+      await writeFile(path.join(dir, "codecall.json"), JSON.stringify({ [key]: value }));
+      const result = await runCli(["run", "--config", "codecall.json", "-"], { cwd: dir, stdin: "print(1)" });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        `codecall: ${path.join(dir, "codecall.json")}: ${JSON.stringify(key)} must be a string or string list, got ${JSON.stringify(value)}\n`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("parses backend options into typed, nested values", () => {
     expect(parseBackendOptions(["image=python:3.12", "memory=512", "readOnly=true", "limits.pids=64", 'mounts=["/a:/b"]', "name=a=b"])).toEqual({
       image: "python:3.12",

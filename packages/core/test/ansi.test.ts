@@ -24,6 +24,15 @@ describe("stripAnsi", () => {
     expect(stripAnsi("a\u009b31mb\u0085c")).toBe("abc");
   });
 
+  it("leaves no ESC behind, even one that begins no sequence a terminal would end", () => {
+    // A terminal runs a control character met inside a sequence and goes on with it:
+    // ESC LF c moves down a line, then resets the terminal (ESC c).
+    expect(stripAnsi("a\u001b\nc")).toBe("a\nc");
+    expect(stripAnsi("a\u001b")).toBe("a");
+    expect(stripAnsi("a\u001b\u001b\u0007b")).toBe("a\u0007b");
+    expect(stripAnsi("\u001b]52;c;aGk=")).not.toContain("\u001b");
+  });
+
   it("leaves plain text, newlines, tabs and non-ASCII text as they are", () => {
     const text = "plain text\n\ttabbed — café 世界 😀 [31m not an escape";
     expect(stripAnsi(text)).toBe(text);

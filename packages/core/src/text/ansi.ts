@@ -1,7 +1,8 @@
 /**
  * Removes terminal escape sequences (ECMA-48: CSI with private/intermediate bytes, OSC ended by
  * BEL or ST, DCS/SOS/PM/APC strings, two-byte escapes, and 8-bit C1 controls) so colours and
- * cursor moves do not reach the model as noise.
+ * cursor moves do not reach the model as noise. No ESC is left: one that begins none of these
+ * (followed by a control character, or last) goes too, since a terminal may still act on it.
  */
 const ESCAPES = new RegExp(
   [
@@ -12,6 +13,8 @@ const ESCAPES = new RegExp(
     "\\u001b[ -/]+[0-~]", // nF escapes
     "\\u001b[0-~]", // Fp, Fe, Fs
     "[\\u0080-\\u009f]", // remaining C1 controls
+    // An ESC that begins no sequence above (ESC LF c: a terminal runs the LF, then ESC c resets it)
+    "\\u001b",
   ].join("|"),
   "g",
 );

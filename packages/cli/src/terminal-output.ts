@@ -1,0 +1,123 @@
+/**
+ * The terminal a command shares with the script it runs. The script's output is text for the
+ * user to read, never commands to their terminal: its escape sequences (colours, cursor moves,
+ * line erases, OSC 52 clipboard writes, a reset) are removed as from the result's `output`, also
+ * when one is split across writes. codecall's own lines (progress, questions, how a run ended)
+ * always start a line: after a script's unfinished line they begin with a line break, so they can
+ * neither be read as the script's text nor be rewritten by it.
+ */
+import { fstatSync } from "node:fs";
+import { stripAnsi } from "@codecall/core/plugin-kit";
+
+/**
+ * The longest tail held back as the start of a sequence a later write may finish. A longer one is
+ * no sequence a terminal would wait for; it is released, without its ESC, as text.
+ */
+const HELD_SEQUENCE_LIMIT = 256;
+
+/**
+ * The start of a sequence that the text ends before it is finished: a CSI without its final
+ * byte, an OSC/DCS/SOS/PM/APC string without its terminator (BEL or ESC \\), an ESC with only
+ * intermediate bytes after it, or an ESC alone.
+ */
+const UNFINISHED_SEQUENCE = new RegExp(
+  [
+    "(?:\\u001b\\[|\\u009b)[0-?]*[ -/]*",
+    "(?:\\u001b[\\]PX^_]|[\\u0090\\u0098\\u009d\\u009e\\u009f])[^\\u0007\\u001b\\u009c]*\\u001b?",
+    "\\u001b[ -/]*",
+  ]
+    .map((pattern) => `(?:${pattern})$`)
+    .join("|"),
+);
+
+/** One output stream: its text decoder, a held unfinished sequence, and whether a line is open. */
+class Channel {
+  readonly stream: NodeJS.WritableStream;
+  /** The last text written to it did not end its line. */
+  lineOpen = false;
+  #decoder = new TextDecoder();
+  #held = "";
+
+  constructor(stream: NodeJS.WritableStream) {
+    this.stream = stream;
+  }
+
+  /** Writes the script's `chunk`, without its escape sequences; an unfinished one waits for the next chunk. */
+  script(chunk: Uint8Array): void {
+    const text = this.#held + this.#decoder.decode(chunk, { stream: true });
+    // Looked for in the last characters only: a longer tail is not held anyway.
+    const tail = UNFINISHED_SEQUENCE.exec(text.slice(-HELD_SEQUENCE_LIMIT))?.[0] ?? "";
+    this.#held = tail;
+    this.#write(stripAnsi(text.slice(0, text.length - tail.length)));
+  }
+
+  /** Writes what was held (an unfinished sequence, stripped: whatever follows its ESC is text). */
+  release(): void {
+    const held = this.#held + this.#decoder.decode();
+    this.#held = "";
+    this.#write(stripAnsi(held));
+  }
+
+  #write(text: string): void {
+    if (text === "") return;
+    this.stream.write(text);
+    this.lineOpen = !text.endsWith("\n");
+  }
+}
+
+/** Where a command writes the script's output and its own lines. */
+export class TerminalOutput {
+  readonly #stdout: Channel;
+  readonly #stderr: Channel;
+  /** Stdout and stderr reach the same place (a terminal, `2>&1`): a line open on either is open on both. */
+  readonly #shared: boolean;
+
+  constructor(stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream) {
+    this.#stdout = new Channel(stdout);
+    this.#stderr = new Channel(stderr);
+    this.#shared = sameDestination(stdout, stderr);
+  }
+
+  /** Writes a chunk of the script's stdout or stderr as text. */
+  script(stream: "stdout" | "stderr", chunk: Uint8Array): void {
+    (stream === "stdout" ? this.#stdout : this.#stderr).script(chunk);
+  }
+
+  /**
+   * Writes `text` of codecall's own on stderr, starting a line: after the script's unfinished line,
+   * a line break comes first (held sequences are released before). `text` may leave its line open
+   * for an answer (a question); the answer's Enter ends it. It carries words of the script (an
+   * error's last line, a tool's arguments), so its escape sequences go too.
+   */
+  own(text: string): void {
+    for (const channel of [this.#stdout, this.#stderr]) channel.release();
+    if (this.#stderr.lineOpen || (this.#shared && this.#stdout.lineOpen)) this.#stderr.stream.write("\n");
+    this.#stdout.lineOpen = false;
+    this.#stderr.lineOpen = false;
+    this.#stderr.stream.write(stripAnsi(text));
+  }
+
+  /** Writes one line of codecall's own on stderr (see `own`). */
+  line(text: string): void {
+    this.own(`${text}\n`);
+  }
+
+  /** Writes what is still held at the end of a run or a cell. */
+  end(): void {
+    this.#stdout.release();
+    this.#stderr.release();
+  }
+}
+
+/** Whether two streams write to the same file, pipe or terminal (compared by device and inode). */
+function sameDestination(a: NodeJS.WritableStream, b: NodeJS.WritableStream): boolean {
+  const fdA = (a as { fd?: unknown }).fd;
+  const fdB = (b as { fd?: unknown }).fd;
+  if (typeof fdA !== "number" || typeof fdB !== "number") return false;
+  try {
+    const [statA, statB] = [fstatSync(fdA), fstatSync(fdB)];
+    return statA.dev === statB.dev && statA.ino === statB.ino;
+  } catch {
+    return false;
+  }
+}
