@@ -6,8 +6,9 @@
  * always start a line: after a script's unfinished line they begin with a line break, so they can
  * neither be read as the script's text nor be rewritten by it.
  */
+import { isUtf8 } from "node:buffer";
 import { fstatSync } from "node:fs";
-import { stripAnsi } from "@codecall/core/plugin-kit";
+import { stripAnsi, utf8SafeEnd } from "@codecall/core/plugin-kit";
 
 /**
  * The longest tail held back as the start of a sequence a later write may finish. A longer one is
@@ -30,12 +31,28 @@ const UNFINISHED_SEQUENCE = new RegExp(
     .join("|"),
 );
 
+const NEWLINE = 0x0a;
+const ESC = 0x1b;
+/** The first byte of U+0080–U+00BF in UTF-8; the C1 controls are U+0080–U+009F. */
+const C1_LEAD = 0xc2;
+
+/** Whether `bytes` (valid UTF-8) hold no ESC and no C1 control: nothing to remove. */
+function holdsNoEscape(bytes: Uint8Array): boolean {
+  if (bytes.indexOf(ESC) !== -1) return false;
+  for (let at = bytes.indexOf(C1_LEAD); at !== -1; at = bytes.indexOf(C1_LEAD, at + 1)) {
+    if (bytes[at + 1]! <= 0x9f) return false;
+  }
+  return true;
+}
+
 /** One output stream: its text decoder, a held unfinished sequence, and whether a line is open. */
 class Channel {
   readonly stream: NodeJS.WritableStream;
   /** The last text written to it did not end its line. */
   lineOpen = false;
   #decoder = new TextDecoder();
+  /** The decoder may hold the start of a character (set conservatively: see `script`). */
+  #decoding = false;
   #held = "";
 
   constructor(stream: NodeJS.WritableStream) {
@@ -44,6 +61,18 @@ class Channel {
 
   /** Writes the script's `chunk`, without its escape sequences; an unfinished one waits for the next chunk. */
   script(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    // Most output holds no escape at all: its bytes go on as they are, neither decoded nor encoded
+    // again (that doubled the cost of a flood), when nothing is held before them and they are
+    // valid UTF-8 (invalid bytes are decoded to U+FFFD: a raw 0x9B is a CSI to some terminals).
+    if (this.#held === "" && !this.#decoding && isUtf8(chunk) && holdsNoEscape(chunk)) {
+      this.stream.write(chunk);
+      this.lineOpen = chunk[chunk.length - 1] !== NEWLINE;
+      return;
+    }
+    // The decoder holds at most 3 bytes: the start of a character at the end of this chunk, or
+    // one begun before that a chunk this short may not have finished.
+    this.#decoding = utf8SafeEnd(chunk) < chunk.length || (this.#decoding && chunk.length < 4);
     const text = this.#held + this.#decoder.decode(chunk, { stream: true });
     // Looked for in the last characters only: a longer tail is not held anyway.
     const tail = UNFINISHED_SEQUENCE.exec(text.slice(-HELD_SEQUENCE_LIMIT))?.[0] ?? "";
@@ -55,6 +84,7 @@ class Channel {
   release(): void {
     const held = this.#held + this.#decoder.decode();
     this.#held = "";
+    this.#decoding = false;
     this.#write(stripAnsi(held));
   }
 

@@ -47,4 +47,29 @@ describe("TerminalOutput", () => {
     await new Promise(setImmediate);
     expect(stderr.text()).toBe("half\ncodecall: one\ncodecall: two up\n");
   });
+
+  it("passes plain chunks on as they are and decodes the rest, also where the two meet", async () => {
+    const stdout = capture();
+    const output = new TerminalOutput(stdout.stream, capture().stream);
+    const euro = Buffer.from("€"); // E2 82 AC: a continuation byte in the C1 range
+    const chunks = [
+      Buffer.from("plain é € line\n"),
+      // A character split across chunks, then plain text that must not pass the decoder by.
+      Buffer.concat([Buffer.from("a"), euro.subarray(0, 1)]),
+      euro.subarray(1, 2),
+      Buffer.concat([euro.subarray(2), Buffer.from("b\n")]),
+      Buffer.from("after\n"),
+      // An unfinished character the next chunk (plain on its own) never finishes: U+FFFD, in its place.
+      Buffer.concat([Buffer.from("c"), euro.subarray(0, 2)]),
+      Buffer.from("xyz\n"),
+      // Invalid bytes are shown as U+FFFD, never raw: 0x9B alone is a CSI to some terminals.
+      Uint8Array.of(0x9b, 0x32, 0x4a, 0x0a),
+      Buffer.from("C1 as UTF-8: \u009b2J, an escape \u001b[31mred\n"),
+      Buffer.from("end"),
+    ];
+    for (const chunk of chunks) output.script("stdout", chunk);
+    output.end();
+    await new Promise(setImmediate);
+    expect(stdout.text()).toBe("plain é € line\na€b\nafter\nc\ufffdxyz\n\ufffd2J\nC1 as UTF-8: , an escape red\nend");
+  });
 });

@@ -28,7 +28,7 @@ export type {
   StringOption,
 } from "./options/option-types.js";
 export { collectProcess, drainStream, toExecResult, writeStdin, type CollectedProcess, type CollectOptions } from "./process/collect.js";
-export { createCapture, type ByteCapture, type CapturedOutput } from "./execute/output-capture.js";
+export { createCapture, utf8SafeEnd, type ByteCapture, type CapturedOutput } from "./execute/output-capture.js";
 export { HostProcess, startHostProcess, type HostStdio, type SpawnedChild, type StartHostProcessOptions } from "./process/host-process.js";
 export type { ProcessHost, TreeSignal } from "./process/process-tree.js";
 export { LiveProcesses, type WatchedProcess } from "./process/live-processes.js";
