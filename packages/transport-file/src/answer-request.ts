@@ -20,34 +20,28 @@ export async function answerRequest(request: PolledRequest, run: RunContext): Pr
   if (request.size > run.maxFrameBytes + TOKEN_LINE_BYTES) {
     return fail(RpcErrorCode.FrameTooLarge, `Request too large: ${request.size} bytes exceeds the ${run.maxFrameBytes}-byte frame limit`);
   }
-  const newline = request.content.indexOf("\n");
-  const frame = newline === -1 ? "" : request.content.slice(newline + 1).replace(/\n$/, "");
-  const cut = newline === -1 ? "no newline after the run token" : cutShort(frame);
-  if (cut !== undefined) {
-    // The host claims whatever is in requests/: a guest that writes a file there in place is read
-    // as far as it got. Said plainly, instead of a token or JSON parse error that hides why.
-    return fail(
-      RpcErrorCode.InvalidRequest,
-      `Invalid request: request file ${request.id}.json is not a whole request (${cut}); write each request in guest-tmp/ and ` +
-        `rename it into requests/, so that the host never reads one half-written. A request file holds the run token, a newline, then the frame`,
+  // The host claims whatever is in requests/: a guest that writes a file there in place is read
+  // as far as it got. Said plainly, with the rule, instead of an error that hides why.
+  const notWhole = (code: number, kind: string, what: string) =>
+    fail(
+      code,
+      `${kind}: request file ${request.id}.json is not a whole request (${what}); write each request in guest-tmp/ and rename it ` +
+        `into requests/, so that the host never reads one half-written. A request file holds the run token, a newline, then the frame`,
     );
-  }
+  const newline = request.content.indexOf("\n");
+  if (newline === -1) return notWhole(RpcErrorCode.InvalidRequest, "Invalid request", "no newline after the run token");
   if (!run.dispatcher.checkToken(request.content.slice(0, newline))) {
     return fail(RpcErrorCode.Unauthorized, "Unauthorized: wrong or missing run token");
+  }
+  const frame = request.content.slice(newline + 1).replace(/\n$/, "");
+  const text = frame.trim();
+  if (text === "") return notWhole(RpcErrorCode.InvalidRequest, "Invalid request", "nothing after the run token line");
+  // No JSON object ends otherwise: a parse error, which is also what a frame cut short is.
+  if (text.startsWith("{") && !text.endsWith("}")) {
+    return notWhole(RpcErrorCode.ParseError, "Parse error", "its frame stops before the end of its JSON object");
   }
   // The token was checked above, per request, so the connection needs no hello. One connection
   // per request: a `hello` inside a file cannot change how any other request is treated.
   const connection = run.dispatcher.createConnection({ authenticated: true });
   return connection.handleFrame(frame);
-}
-
-/**
- * Why `frame` looks cut short (nothing, or a JSON object that does not end), or undefined when it
- * does not: other malformed frames get the protocol's own answer.
- */
-function cutShort(frame: string): string | undefined {
-  const text = frame.trim();
-  if (text === "") return "nothing after the run token line";
-  if (text.startsWith("{") && !text.endsWith("}")) return "its frame stops before the end of its JSON object";
-  return undefined;
 }

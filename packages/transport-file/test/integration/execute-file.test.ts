@@ -163,10 +163,16 @@ for name, part in [("in-token", token[:10]), ("in-frame", token + "\\n" + frame[
     );
     const lines = result.output.trim().split("\n");
     expect(lines).toHaveLength(3);
-    for (const [index, name] of ["in-token", "in-frame", "no-frame"].entries()) {
+    // A frame cut short is JSON that does not parse: the protocol's Parse error, with the same words.
+    const expected = [
+      ["in-token", "-32600 Invalid request"],
+      ["in-frame", "-32700 Parse error"],
+      ["no-frame", "-32600 Invalid request"],
+    ];
+    for (const [index, [name, error]] of expected.entries()) {
       expect(lines[index]).toMatch(
         new RegExp(
-          `^${name} -32600 Invalid request: request file ${name}\\.json is not a whole request \\(.+\\); write each request in guest-tmp/ and rename it into requests/`,
+          `^${name} ${error}: request file ${name}\\.json is not a whole request \\(.+\\); write each request in guest-tmp/ and rename it into requests/`,
         ),
       );
     }
