@@ -35,8 +35,12 @@ class Raw:
         return json.loads(line)
 
     def closed(self):
-        """True when the host has closed the connection (nothing more to read)."""
-        return self.reader.readline() == b""
+        """True when the host has closed the connection (nothing more to read): an end of stream, or a
+        reset, which is how Linux ends a connection closed with the guest's bytes still unread."""
+        try:
+            return self.reader.readline() == b""
+        except ConnectionResetError:
+            return True
 
 
 def too_many_connections(limit):
