@@ -24,7 +24,10 @@ class Raw:
         return self.ask({"jsonrpc": "2.0", "id": 0, "method": "hello", "params": {"token": TOKEN, "protocol": 1}})
 
     def ask(self, request):
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(request).encode() + b"\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # A host refusing the connection answers at once and may close it first: its answer waits to be read.
         return self.answer()
 
     def answer(self):
