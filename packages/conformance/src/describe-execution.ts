@@ -16,6 +16,7 @@ import { processGoneCommand } from "./describe-environment.js";
 import { sampleHostMemory } from "./host-memory.js";
 import { describeIntegration } from "./integration.js";
 import { leftoverProcessesCommand } from "./run-leftovers.js";
+import refusedCallsGuest from "./guest/refused_calls_guest.py?raw";
 
 export interface ExecutionSuiteOptions {
   /** Suite title, e.g. "local + uds". */
@@ -205,17 +206,7 @@ export function describeExecution(options: ExecutionSuiteOptions): void {
         // 16 refused frames of the run's limit are the budget: a script that keeps sending invalid
         // frames cannot keep the host busy parsing them until its time limit.
         const result = await run(
-          `
-import _codecall_client as client
-from codecall import ToolError, echo
-pad = "x" * 60000
-for sent in range(1, 200):
-    try:
-        client.submit("tools/call", {"name": "ghost", "arguments": {"pad": pad}}).result()
-    except ToolError as error:
-        if "refused requests already took" in str(error):
-            break
-print("cut off after", sent)
+          `${refusedCallsGuest}
 try:
     echo("fine")
 except ToolError as error:

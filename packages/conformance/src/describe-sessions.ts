@@ -17,6 +17,7 @@ import {
 } from "@codecall/core";
 import { processGoneCommand } from "./describe-environment.js";
 import { describeIntegration } from "./integration.js";
+import refusedCallsGuest from "./guest/refused_calls_guest.py?raw";
 
 export interface SessionsSuiteOptions {
   /** Suite title, e.g. "local + uds". */
@@ -128,18 +129,7 @@ print(sorted(results.values()))
       "gives each cell its own budget of refused requests: a cell that spends it leaves the next one working",
       async () => {
         const kernel = session({ limits: { maxFrameBytes: 64 * 1024 } });
-        const first = await kernel.run(`
-import _codecall_client as client
-from codecall import ToolError, echo
-pad = "x" * 60000
-for sent in range(1, 200):
-    try:
-        client.submit("tools/call", {"name": "ghost", "arguments": {"pad": pad}}).result()
-    except ToolError as error:
-        if "refused requests already took" in str(error):
-            break
-print("cut off after", sent)
-`);
+        const first = await kernel.run(refusedCallsGuest);
         expect(first).toMatchObject({ status: "success", toolCallsMade: 0 });
         expect(first.output).toMatch(
           /^cut off after 19\n\n⚠ The host stopped reading this cell's tool calls after 1048576 bytes of refused requests/,
