@@ -1,6 +1,7 @@
 // A reader that goes away (`codecall run x.py | head -1`, a closed terminal) stops the run as a
 // SIGPIPE stops a shell pipeline: the script is killed rather than left printing into nothing,
 // the environment is closed, and the CLI exits 141 (128 + SIGPIPE) with one line, no stack trace.
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -30,6 +31,16 @@ function printer(file: string): string {
   ].join("\n");
 }
 
+/** An `onStdout` that closes the CLI's stdout (its reader goes away) when the first output arrives. */
+function closeStdoutAtFirstOutput(): (text: string, child: ChildProcess) => void {
+  let closed = false;
+  return (_text, child) => {
+    if (closed) return;
+    closed = true;
+    child.stdout!.destroy();
+  };
+}
+
 describe("codecall run whose stdout is closed", () => {
   let dir: string;
 
@@ -45,14 +56,9 @@ describe("codecall run whose stdout is closed", () => {
     const pidFile = path.join(dir, "printer.pid");
     const script = path.join(dir, "printer.py");
     await writeFile(script, printer(pidFile));
-    let closed = false;
     const result = await runCli(["run", script], {
       deadlineMs: 120_000,
-      onStdout: (_text, child) => {
-        if (closed) return;
-        closed = true;
-        child.stdout!.destroy();
-      },
+      onStdout: closeStdoutAtFirstOutput(),
     });
     expect(result.killedAtDeadline).toBe(false);
     expect(result.code).toBe(141);
@@ -63,15 +69,10 @@ describe("codecall run whose stdout is closed", () => {
 
   it("ends codecall repl too: the running cell is stopped, the session closed, exit 141", async () => {
     const pidFile = path.join(dir, "repl.pid");
-    let closed = false;
     const result = await runCli(["repl", "--no-builtin-tools"], {
       stdin: printer(pidFile),
       deadlineMs: 120_000,
-      onStdout: (_text, child) => {
-        if (closed) return;
-        closed = true;
-        child.stdout!.destroy();
-      },
+      onStdout: closeStdoutAtFirstOutput(),
     });
     expect(result.killedAtDeadline).toBe(false);
     expect(result.code).toBe(141);
