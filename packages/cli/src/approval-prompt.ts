@@ -19,6 +19,8 @@ export interface TerminalApprover {
 /** Where questions are written: a stream, or a writer that starts them on a line of their own. */
 export interface PromptOutput {
   write(text: string): unknown;
+  /** Told when a question appears on screen (`true`) and when none is there any more (`false`). */
+  asking?(open: boolean): void;
 }
 
 interface Question {
@@ -35,12 +37,20 @@ export function createTerminalApprover(input: NodeJS.ReadableStream, output: Pro
   const queue: Question[] = [];
   let inputEnded = false;
 
-  const ask = (question: Question) => output.write(`${questionText(question.request, knownSecrets)} [y]es / [n]o / [a]lways for this run: `);
+  const ask = (question: Question) => {
+    output.asking?.(true);
+    output.write(`${questionText(question.request, knownSecrets)} [y]es / [n]o / [a]lways for this run: `);
+  };
+  /** The next question, or the word that none is on screen any more. */
+  const askNext = () => {
+    if (queue[0]) ask(queue[0]);
+    else output.asking?.(false);
+  };
   const settleFirst = (decision: ApprovalDecision) => {
     const question = queue.shift();
     if (question === undefined) return;
     question.settle(decision);
-    if (queue[0]) ask(queue[0]);
+    askNext();
   };
 
   lines.on("line", (line) => {
@@ -56,6 +66,7 @@ export function createTerminalApprover(input: NodeJS.ReadableStream, output: Pro
     inputEnded = true;
     if (queue.length > 0) output.write("\n");
     for (const question of queue.splice(0)) question.settle({ type: "deny", reason: "no answer: the terminal's input ended" });
+    output.asking?.(false);
   };
   lines.on("close", endInput);
 
@@ -74,7 +85,7 @@ export function createTerminalApprover(input: NodeJS.ReadableStream, output: Pro
             resolve({ type: "deny", reason: "withdrawn" });
             if (at === 0) {
               output.write(`(withdrawn: ${String(request.signal.reason)})\n`);
-              if (queue[0]) ask(queue[0]);
+              askNext();
             }
           },
           { once: true },

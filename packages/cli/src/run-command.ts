@@ -96,7 +96,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
       approveAll: config.approveAll,
       scriptFromStdin: config.script === "-",
       stdin: io.stdin,
-      prompt: { write: (text) => terminal.own(text) },
+      prompt: { write: (text) => terminal.own(text), asking: (open) => terminal.asking(open) },
       knownSecrets: hostSecrets,
     });
     const onEvent = createEventPrinter({

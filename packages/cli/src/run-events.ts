@@ -21,14 +21,16 @@ export interface EventPrinterOptions {
   deniedBecause?: string | undefined;
 }
 
-/** The `onEvent` of a CLI run. */
-export function createEventPrinter(options: EventPrinterOptions): (event: RunEvent) => void {
+/**
+ * The `onEvent` of a CLI run. For output it returns the terminal's hold (see
+ * `TerminalOutput.script`): the run waits for a slow reader rather than buffering for it.
+ */
+export function createEventPrinter(options: EventPrinterOptions): (event: RunEvent) => Promise<void> | undefined {
   const noted = new Set<string>();
   const line = (text: string) => options.terminal.line(redactSecrets(text, { knownSecrets: options.knownSecrets }));
   return (event) => {
     if (event.type === "stdout" || event.type === "stderr") {
-      if (!options.json) options.terminal.script(event.type, event.chunk);
-      return;
+      return options.json ? undefined : options.terminal.script(event.type, event.chunk);
     }
     if (event.type === "approval-decided" && event.decidedBy === "no-handler" && !noted.has(event.tool)) {
       noted.add(event.tool);
@@ -36,7 +38,7 @@ export function createEventPrinter(options: EventPrinterOptions): (event: RunEve
         `codecall: ${event.tool} needs approval; denied because ${options.deniedBecause ?? "nobody can approve"} (--approve-all approves every call)`,
       );
     }
-    if (!options.verbose) return;
+    if (!options.verbose) return undefined;
     if (event.type === "tool-call-start") line(`codecall: → ${event.tool} ${describeValue(event.arguments, { maxLength: 120 })}`);
     else if (event.type === "tool-call-end") {
       const outcome = event.ok ? "ok" : `${event.outcome}: ${clip(event.error ?? "", 200)}`;

@@ -54,21 +54,25 @@ class Channel {
   /** The decoder may hold the start of a character (set conservatively: see `script`). */
   #decoding = false;
   #held = "";
+  /** The wait for the stream to drain, while its buffer is full. */
+  #draining: Promise<void> | undefined;
 
   constructor(stream: NodeJS.WritableStream) {
     this.stream = stream;
   }
 
-  /** Writes the script's `chunk`, without its escape sequences; an unfinished one waits for the next chunk. */
-  script(chunk: Uint8Array): void {
-    if (chunk.length === 0) return;
+  /**
+   * Writes the script's `chunk`, without its escape sequences; an unfinished one waits for the
+   * next chunk. A promise back: the stream's buffer is full, and settles once it has drained.
+   */
+  script(chunk: Uint8Array): Promise<void> | undefined {
+    if (chunk.length === 0) return undefined;
     // Most output holds no escape at all: its bytes go on as they are, neither decoded nor encoded
     // again (that doubled the cost of a flood), when nothing is held before them and they are
     // valid UTF-8 (invalid bytes are decoded to U+FFFD: a raw 0x9B is a CSI to some terminals).
     if (this.#held === "" && !this.#decoding && isUtf8(chunk) && holdsNoEscape(chunk)) {
-      this.stream.write(chunk);
       this.lineOpen = chunk[chunk.length - 1] !== NEWLINE;
-      return;
+      return this.#room(this.stream.write(chunk));
     }
     // The decoder holds at most 3 bytes: the start of a character at the end of this chunk, or
     // one begun before that a chunk this short may not have finished.
@@ -77,7 +81,7 @@ class Channel {
     // Looked for in the last characters only: a longer tail is not held anyway.
     const tail = UNFINISHED_SEQUENCE.exec(text.slice(-HELD_SEQUENCE_LIMIT))?.[0] ?? "";
     this.#held = tail;
-    this.#write(stripAnsi(text.slice(0, text.length - tail.length)));
+    return this.#room(this.#write(stripAnsi(text.slice(0, text.length - tail.length))));
   }
 
   /** Writes what was held (an unfinished sequence, stripped: whatever follows its ESC is text). */
@@ -88,11 +92,42 @@ class Channel {
     this.#write(stripAnsi(held));
   }
 
-  #write(text: string): void {
-    if (text === "") return;
-    this.stream.write(text);
+  /** Whether the stream takes more at once (see `Writable.write`). */
+  #write(text: string): boolean {
+    if (text === "") return true;
     this.lineOpen = !text.endsWith("\n");
+    return this.stream.write(text);
   }
+
+  /**
+   * `undefined` while the stream takes more; once it has refused (its reader is slower than the
+   * script), a promise that settles when it has drained — or closed or failed, which end the
+   * command elsewhere (see output-closed.ts). The run reads no more output until then, so a slow
+   * reader blocks the script as a slow terminal would, instead of the buffer growing.
+   */
+  #room(takesMore: boolean): Promise<void> | undefined {
+    if (takesMore) return undefined;
+    return (this.#draining ??= new Promise<void>((resolve) => {
+      const stream = this.stream;
+      const settle = () => {
+        stream.off("drain", settle);
+        stream.off("close", settle);
+        stream.off("error", settle);
+        this.#draining = undefined;
+        resolve();
+      };
+      stream.on("drain", settle);
+      stream.on("close", settle);
+      stream.on("error", settle);
+    }));
+  }
+}
+
+/** The script's output that came while a question was on screen, and the wait it was given. */
+interface HeldOutput {
+  readonly chunks: [Channel, Uint8Array][];
+  readonly over: Promise<void>;
+  readonly end: () => void;
 }
 
 /** Where a command writes the script's output and its own lines. */
@@ -101,6 +136,8 @@ export class TerminalOutput {
   readonly #stderr: Channel;
   /** Stdout and stderr reach the same place (a terminal, `2>&1`): a line open on either is open on both. */
   readonly #shared: boolean;
+  /** Set while a question waits for its answer (see `asking`). */
+  #held: HeldOutput | undefined;
 
   constructor(stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream) {
     this.#stdout = new Channel(stdout);
@@ -108,9 +145,38 @@ export class TerminalOutput {
     this.#shared = sameDestination(stdout, stderr);
   }
 
-  /** Writes a chunk of the script's stdout or stderr as text. */
-  script(stream: "stdout" | "stderr", chunk: Uint8Array): void {
-    (stream === "stdout" ? this.#stdout : this.#stderr).script(chunk);
+  /**
+   * Writes a chunk of the script's stdout or stderr as text. A promise back: that stream's reader
+   * has fallen behind; the run should read no more output until it settles.
+   */
+  script(stream: "stdout" | "stderr", chunk: Uint8Array): Promise<void> | undefined {
+    const channel = stream === "stdout" ? this.#stdout : this.#stderr;
+    if (this.#held === undefined) return channel.script(chunk);
+    // Kept (a copy: chunks may be lent) until the question is answered; the wait keeps the run
+    // from reading more meanwhile, so at most a chunk per stream is kept.
+    this.#held.chunks.push([channel, chunk.slice()]);
+    return this.#held.over;
+  }
+
+  /**
+   * A question is on screen, waiting for its answer (`true`), or none is any more (`false`). In
+   * between, the script's output is held back, not written: written after the question it would
+   * land on the line being answered, where a carriage return or backspaces could overwrite the
+   * question (show another call than the one being approved). It is written once no question is.
+   */
+  asking(open: boolean): void {
+    if (open) {
+      if (this.#held !== undefined) return;
+      let end = () => {};
+      const over = new Promise<void>((resolve) => (end = resolve));
+      this.#held = { chunks: [], over, end };
+      return;
+    }
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    for (const [channel, chunk] of held.chunks) void channel.script(chunk);
+    held.end();
   }
 
   /**
@@ -134,6 +200,7 @@ export class TerminalOutput {
 
   /** Writes what is still held at the end of a run or a cell. */
   end(): void {
+    this.asking(false);
     this.#stdout.release();
     this.#stderr.release();
   }

@@ -141,6 +141,43 @@ describe("codecall run: approvals", () => {
       expect(run.code).toBe(0);
     }, 120_000);
 
+    it("holds the script's output while a question is on screen, so it cannot overwrite the question", async () => {
+      // Another thread of the script keeps writing a carriage return and text of its own: written
+      // after the question, it would return to the start of the line being answered and cover it.
+      const spoof = path.join(dir, "spoof.py");
+      await writeFile(
+        spoof,
+        [
+          "import sys, threading, time",
+          "from codecall import terminal",
+          "stop = threading.Event()",
+          "def cover():",
+          "    while not stop.is_set():",
+          '        sys.stdout.write("\\rSPOOF harmless()? ")',
+          "        sys.stdout.flush()",
+          "        time.sleep(0.02)",
+          "threading.Thread(target=cover, daemon=True).start()",
+          "time.sleep(0.2)",
+          'print(terminal("echo approved-call")["output"].strip())',
+          "stop.set()",
+          'print("done")',
+          "",
+        ].join("\n"),
+      );
+      // The answer comes after the cover thread has had time to write several times.
+      const run = await runInTerminal(["run", spoof, "--require-approval", "terminal"], dir, [(type) => setTimeout(() => type("y\n"), 400)]);
+      expect(run.code).toBe(0);
+      // Nothing between the question and the answer typed to it.
+      expect(run.screen).toMatch(
+        /codecall: approve terminal\(\{"command":"echo approved-call"[^}]*\}\)\? \[y\]es \/ \[n\]o \/ \[a\]lways for this run: y\n/,
+      );
+      // What the script wrote meanwhile comes after the answer, not lost.
+      const answered = run.screen.indexOf("for this run: y\n");
+      expect(run.screen.slice(answered)).toContain("SPOOF harmless()? ");
+      expect(run.screen).toContain("approved-call\n");
+      expect(run.screen).toContain("done\n");
+    }, 120_000);
+
     it("stops the run on Ctrl-C while a question is on screen", async () => {
       const run = await runInTerminal(["run", script, "--require-approval", "terminal"], dir, [(type) => type("\x03")]);
       expect(run.code).toBe(130);

@@ -13,7 +13,7 @@ function capture() {
 }
 
 function byteByByte(output: TerminalOutput, text: string): void {
-  for (const byte of Buffer.from(text)) output.script("stdout", Uint8Array.of(byte));
+  for (const byte of Buffer.from(text)) void output.script("stdout", Uint8Array.of(byte));
 }
 
 describe("TerminalOutput", () => {
@@ -30,8 +30,8 @@ describe("TerminalOutput", () => {
   it("holds an unfinished sequence only so far, then shows the rest as text without its ESC", async () => {
     const stdout = capture();
     const output = new TerminalOutput(stdout.stream, capture().stream);
-    output.script("stdout", Buffer.from(`x\u001b]0;${"t".repeat(1000)}`));
-    output.script("stdout", Buffer.from("\u001b[3"));
+    void output.script("stdout", Buffer.from(`x\u001b]0;${"t".repeat(1000)}`));
+    void output.script("stdout", Buffer.from("\u001b[3"));
     output.end();
     await new Promise(setImmediate);
     expect(stdout.text()).toBe(`x0;${"t".repeat(1000)}3`);
@@ -41,7 +41,7 @@ describe("TerminalOutput", () => {
     const stdout = capture();
     const stderr = capture();
     const output = new TerminalOutput(stdout.stream, stderr.stream);
-    output.script("stderr", Buffer.from("half"));
+    void output.script("stderr", Buffer.from("half"));
     output.line("codecall: one");
     output.line("codecall: two \u001b[2Aup");
     await new Promise(setImmediate);
@@ -67,9 +67,57 @@ describe("TerminalOutput", () => {
       Buffer.from("C1 as UTF-8: \u009b2J, an escape \u001b[31mred\n"),
       Buffer.from("end"),
     ];
-    for (const chunk of chunks) output.script("stdout", chunk);
+    for (const chunk of chunks) void output.script("stdout", chunk);
     output.end();
     await new Promise(setImmediate);
     expect(stdout.text()).toBe("plain é € line\na€b\nafter\nc\ufffdxyz\n\ufffd2J\nC1 as UTF-8: , an escape red\nend");
+  });
+
+  it("returns a wait once a stream's buffer is full, settled when it drains or closes", async () => {
+    // A reader that takes nothing until told: the writable side fills at its high-water mark.
+    const slow = new PassThrough({ highWaterMark: 16 });
+    const output = new TerminalOutput(slow, capture().stream);
+    expect(output.script("stdout", Buffer.from("short\n"))).toBeUndefined();
+    const full = output.script("stdout", Buffer.from("x".repeat(64)));
+    expect(full).toBeInstanceOf(Promise);
+    // One wait, however many chunks come while the buffer is full (escaped ones too).
+    expect(output.script("stdout", Buffer.from("\u001b[31mred\n"))).toBe(full);
+    let drained = false;
+    void full!.then(() => (drained = true));
+    await new Promise(setImmediate);
+    expect(drained).toBe(false);
+    slow.resume();
+    await full;
+    expect(output.script("stdout", Buffer.from("more\n"))).toBeUndefined();
+
+    const closing = new PassThrough({ highWaterMark: 16 });
+    const closed = new TerminalOutput(closing, capture().stream).script("stdout", Buffer.from("y".repeat(64)))!;
+    closing.destroy();
+    await closed;
+  });
+
+  it("holds the script's output while a question is open and writes it, in order, once none is", async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const output = new TerminalOutput(stdout.stream, stderr.stream);
+    output.asking(true);
+    output.own("codecall: approve x()? ");
+    const wait = output.script("stdout", Buffer.from("\rcovered? "));
+    expect(wait).toBeInstanceOf(Promise);
+    expect(output.script("stderr", Buffer.from("err\n"))).toBe(wait);
+    await new Promise(setImmediate);
+    expect(stdout.text()).toBe("");
+    expect(stderr.text()).toBe("codecall: approve x()? ");
+    output.asking(false);
+    await wait;
+    await new Promise(setImmediate);
+    expect(stdout.text()).toBe("\rcovered? ");
+    expect(stderr.text()).toBe("codecall: approve x()? err\n");
+    // The end of a run writes whatever a question still held.
+    output.asking(true);
+    void output.script("stdout", Buffer.from("late\n"));
+    output.end();
+    await new Promise(setImmediate);
+    expect(stdout.text()).toBe("\rcovered? late\n");
   });
 });

@@ -440,6 +440,37 @@ sys.exit(3)
     );
 
     it(
+      "reads no more of the script's output while a live-output consumer holds a chunk, then delivers every byte",
+      async () => {
+        // 8 MiB: far more than any pipe, socket or relay buffer between the script and the host.
+        const LINES = 8 * 1024;
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let chunks = 0;
+        let bytes = 0;
+        const running = run(`import sys\nline = "x" * 1023 + "\\n"\nfor _ in range(${LINES}):\n    sys.stdout.write(line)\nprint("done")`, {
+          onStdout: (chunk) => {
+            chunks += 1;
+            bytes += chunk.length;
+            // The first chunk is taken only when the test says so; the others at once.
+            return chunks === 1 ? held : undefined;
+          },
+        });
+        await expect.poll(() => chunks, { timeout: timeout / 2 }).toBe(1);
+        // Whatever the script writes meanwhile waits where it is (in its pipe, or the backend's
+        // own bounded buffers), not in a host-side queue that another read would fill.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(chunks).toBe(1);
+        release();
+        const result = await running;
+        expect(result.status).toBe("success");
+        expect(bytes).toBe(LINES * 1024 + "done\n".length);
+        expect(chunks).toBeGreaterThan(1);
+      },
+      timeout,
+    );
+
+    it(
       "leaves no piece of a secret where truncation cuts the output",
       async () => {
         // A value the redactor knows (dropped from the environment's env), printed so that it

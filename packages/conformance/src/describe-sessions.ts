@@ -243,6 +243,35 @@ print(repr(sys.stdin.read()))
     );
 
     it(
+      "reads no more of a cell's output while a live-output consumer holds a chunk, then delivers every byte",
+      async () => {
+        const LINES = 8 * 1024;
+        let release = () => {};
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let chunks = 0;
+        let bytes = 0;
+        const kernel = session({
+          onStdout: (chunk) => {
+            chunks += 1;
+            bytes += chunk.length;
+            return chunks === 1 ? held : undefined;
+          },
+        });
+        const running = kernel.run(`import sys\nline = "x" * 1023 + "\\n"\nfor _ in range(${LINES}):\n    sys.stdout.write(line)\nprint("done")`);
+        await expect.poll(() => chunks, { timeout: timeout / 2 }).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(chunks).toBe(1);
+        release();
+        const result = await running;
+        expect(result.status).toBe("success");
+        expect(bytes).toBe(LINES * 1024 + "done\n".length);
+        // The kernel is not stuck behind the held stream: the next cell runs and prints.
+        expect((await kernel.run("print('next')")).output).toBe("next\n");
+      },
+      timeout,
+    );
+
+    it(
       "reset() starts a fresh kernel; cell numbers go on",
       async () => {
         const kernel = session();

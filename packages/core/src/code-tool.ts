@@ -12,7 +12,7 @@ import { selectTools } from "./execute/prepare-run.js";
 import type { ExecuteCodeResult } from "./execute/result.js";
 import { assertModuleName } from "./guest/python-names.js";
 import { DEFAULT_MODULE_NAME, describePythonSignatures } from "./guest/python-stub.js";
-import { callSafely } from "./safe-callback.js";
+import { callEachHolding } from "./safe-callback.js";
 import type { JSONSchema } from "./schema/json-schema.js";
 import { assertRunPlugins } from "./specification.js";
 import { SessionCells, type CodeToolSessionOptions } from "./session-pool/code-tool-sessions.js";
@@ -61,7 +61,7 @@ export interface CodeToolCallContext {
   /** Decides this call's approvals instead of the tool's `onApproval`. */
   readonly onApproval?: ApprovalHandler;
   /** Gets this call's events, after the tool's own `onEvent`. */
-  readonly onEvent?: (event: RunEvent) => void;
+  readonly onEvent?: (event: RunEvent) => unknown;
   /**
    * With `session`: the conversation this call belongs to (a chat's id, an MCP session's id).
    * Calls with the same key share one Python session; calls without one share the default session.
@@ -168,7 +168,7 @@ export function createCodeTool(options: CodeToolOptions): CodeTool {
         code: args.code,
         signal: context.signal,
         ...(onApproval ? { onApproval } : {}),
-        ...(listeners.length > 0 ? { onEvent: (event: RunEvent) => listeners.forEach((listener) => callSafely(listener, event)) } : {}),
+        ...(listeners.length > 0 ? { onEvent: (event: RunEvent) => callEachHolding(listeners, event) } : {}),
       });
     },
   };

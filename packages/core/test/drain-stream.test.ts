@@ -178,4 +178,45 @@ describe("drainStream", () => {
       expect(Buffer.compare(concatBytes(kept), BIG)).toBe(0);
     });
   }
+
+  it("reads nothing more while live output holds a chunk, then reads on to the end", async () => {
+    const source = byteSource(BIG);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const seen: Uint8Array[] = [];
+    const drained = drainStream(source.stream, capture(), (chunk) => {
+      seen.push(chunk.slice());
+      return seen.length === 1 ? held : undefined;
+    });
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.length).toBe(1);
+    release();
+    await drained;
+    expect(Buffer.compare(concatBytes(seen), BIG)).toBe(0);
+  });
+
+  it("lets a hold that never settles go when stopped, and a rejected hold counts as taken", async () => {
+    const stop = new AbortController();
+    let chunks = 0;
+    const draining = drainStream(
+      byteSource(BIG).stream,
+      capture(),
+      () => {
+        chunks += 1;
+        return new Promise(() => {});
+      },
+      stop.signal,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    stop.abort();
+    await draining;
+    expect(chunks).toBe(1);
+
+    const seen: Uint8Array[] = [];
+    await drainStream(byteSource(BIG).stream, capture(), (chunk) => {
+      seen.push(chunk.slice());
+      return Promise.reject(new Error("the consumer failed"));
+    });
+    expect(Buffer.compare(concatBytes(seen), BIG)).toBe(0);
+  });
 });

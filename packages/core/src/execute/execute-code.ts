@@ -119,8 +119,12 @@ async function runSteps(
       runId: run.runId,
       knownSecrets,
       signal: options.signal,
-      ...(observer.wantsOutput("stdout") ? { onStdout: (chunk: Uint8Array) => observer.emit({ type: "stdout", runId: run.runId, chunk }) } : {}),
-      ...(observer.wantsOutput("stderr") ? { onStderr: (chunk: Uint8Array) => observer.emit({ type: "stderr", runId: run.runId, chunk }) } : {}),
+      ...(observer.wantsOutput("stdout")
+        ? { onStdout: (chunk: Uint8Array) => observer.emitOutput({ type: "stdout", runId: run.runId, chunk }) }
+        : {}),
+      ...(observer.wantsOutput("stderr")
+        ? { onStderr: (chunk: Uint8Array) => observer.emitOutput({ type: "stderr", runId: run.runId, chunk }) }
+        : {}),
       timeLimit,
       maxPauseMs: maxApprovalPauseMs(run, options),
       onStopping: (reason) => dispatcher?.close(reason === "timeout" ? "the script timed out" : "the run was interrupted"),

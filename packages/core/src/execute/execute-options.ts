@@ -52,9 +52,10 @@ export interface ExecuteCodeOptions {
   /**
    * Every event of the run, in order, as it happens: `started`, output chunks, tool calls,
    * approvals, `finished` (see {@link RunEvent}). Called synchronously and never dropped; it cannot
-   * break the run (a throw, or an async callback's rejection, is ignored).
+   * break the run (a throw, or an async callback's rejection, is ignored). A promise returned for
+   * an output event holds the script's output until it settles (see `onStdout`).
    */
-  onEvent?: (event: RunEvent) => void;
+  onEvent?: (event: RunEvent) => unknown;
   /**
    * OpenTelemetry spans (a `codecall.run` span and an `execute_tool <name>` span per call), when
    * `@opentelemetry/api` is installed: on by default with the application's tracer provider;
@@ -65,10 +66,15 @@ export interface ExecuteCodeOptions {
    * Live stdout of the script: the `stdout` events' chunks (see `onEvent`). Secrets are masked as
    * in the result, also across chunks, so a secret may arrive a little later than the text before
    * it; with `redactSecrets: false` the chunks are the script's bytes as they are.
+   *
+   * Return a promise to hold the output until you have taken the chunk (written it to a slow
+   * pipe, sent it over a network): no more is read from the script meanwhile, so once its pipe is
+   * full its next write waits, as with a slow terminal, and the host holds nothing. The time limit
+   * runs on while it waits; a rejection counts as taken.
    */
-  onStdout?: (chunk: Uint8Array) => void;
-  /** Live stderr of the script: the `stderr` events' chunks. */
-  onStderr?: (chunk: Uint8Array) => void;
+  onStdout?: (chunk: Uint8Array) => unknown;
+  /** Live stderr of the script: the `stderr` events' chunks (held the same way as `onStdout`). */
+  onStderr?: (chunk: Uint8Array) => unknown;
   /** The start and end of every dispatched tool call (the `tool-call-start`/`-end` events in their older shape). */
   onToolCall?: (event: ToolCallEvent) => void;
 }

@@ -4,9 +4,9 @@
  * which are views of the same events. Nothing a consumer does can break the run (see
  * `callSafely`), and after `finished` nothing more is sent.
  */
-import type { RunEvent } from "../events.js";
+import type { RunEvent, RunOutputEvent } from "../events.js";
 import { toToolCallEvent } from "../rpc/dispatcher.js";
-import { callSafely } from "../safe-callback.js";
+import { callHolding, callSafely, joinHolds } from "../safe-callback.js";
 import type { RunTracing } from "../telemetry/run-tracing.js";
 import type { EventChannel } from "./event-channel.js";
 import type { ExecuteCodeOptions } from "./execute-options.js";
@@ -33,19 +33,32 @@ export class RunObserver {
 
   /** Sends an event to everyone; `finished` closes the stream. */
   readonly emit = (event: RunEvent): void => {
-    if (this.#finished) return;
+    void this.#send(event);
+  };
+
+  /**
+   * Sends a chunk of output to everyone. The promise, when a listener returned one, settles once
+   * the listeners have taken the chunk: the script's output waits for it (see `drainStream`), as
+   * it would for a slow terminal.
+   */
+  readonly emitOutput = (event: RunOutputEvent): Promise<void> | undefined => this.#send(event);
+
+  #send(event: RunEvent): Promise<void> | undefined {
+    if (this.#finished) return undefined;
     if (event.type === "finished") this.#finished = true;
     if (this.#tracing !== undefined) callSafely(this.#tracing.onEvent, event);
     this.#channel?.push(event);
-    callSafely(this.#listeners.onEvent, event);
-    if (event.type === "stdout") callSafely(this.#listeners.onStdout, event.chunk);
-    else if (event.type === "stderr") callSafely(this.#listeners.onStderr, event.chunk);
+    const taken = callHolding(this.#listeners.onEvent, event);
+    let hold: Promise<void> | undefined;
+    if (event.type === "stdout") hold = callHolding(this.#listeners.onStdout, event.chunk);
+    else if (event.type === "stderr") hold = callHolding(this.#listeners.onStderr, event.chunk);
     else if (this.#listeners.onToolCall !== undefined) {
       const legacy = toToolCallEvent(event);
       if (legacy !== undefined) callSafely(this.#listeners.onToolCall, legacy);
     }
     if (this.#finished) this.#channel?.close();
-  };
+    return event.type === "stdout" || event.type === "stderr" ? joinHolds(taken, hold) : undefined;
+  }
 
   /** Ends the stream and the span without a `finished` event (a run that failed in a way that has no result); no-op after `finished`. */
   abandon(): void {

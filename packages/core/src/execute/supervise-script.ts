@@ -37,9 +37,12 @@ export interface SuperviseOptions {
    */
   knownSecrets?: readonly string[];
   signal?: AbortSignal;
-  /** Live output, as it arrives (uncapped). */
-  onStdout?: (chunk: Uint8Array) => void;
-  onStderr?: (chunk: Uint8Array) => void;
+  /**
+   * Live output, as it arrives (uncapped). A promise back holds the stream until it settles: the
+   * script's writes wait once its pipe is full, so a slow consumer costs no memory here.
+   */
+  onStdout?: (chunk: Uint8Array) => unknown;
+  onStderr?: (chunk: Uint8Array) => unknown;
   /** The time limit's timer, when the run pauses it (approvals); default: one of its own. */
   timeLimit?: PausableTimer;
   /** The longest total time `timeLimit` may be paused (moves the in-environment backstop out). */

@@ -4,7 +4,7 @@
  */
 import type { EnvironmentProcess, ExecResult, ProcessExit } from "../environment.js";
 import { CodecallError, errorMessage } from "../errors.js";
-import { callSafely } from "../safe-callback.js";
+import { callHolding } from "../safe-callback.js";
 import { createCapture, type ByteCapture, type CapturedOutput } from "../execute/output-capture.js";
 import { delay } from "../timers/delay.js";
 import { chunkReader } from "./chunk-reader.js";
@@ -23,12 +23,14 @@ export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
  *
  * A byte stream is read into one reused buffer (see `chunk-reader.ts`), so `capture.push` and
  * `onChunk` are lent each chunk for the call only: what they keep, they copy (`redactingSink`
- * does, for live output). While `capture.ready()` hands out a wait, reading waits for it.
+ * does, for live output). While `capture.ready()` or `onChunk` hands out a wait, reading waits for
+ * it: the bytes stay in the pipe, and a writer that fills it waits too (back-pressure, so memory
+ * stays bounded whatever the consumer's pace). Aborting `stop` also ends such a wait.
  */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
   capture: ByteCapture,
-  onChunk?: (chunk: Uint8Array) => void,
+  onChunk?: (chunk: Uint8Array) => unknown,
   stop?: AbortSignal,
 ): Promise<void> {
   const reader = chunkReader(stream);
@@ -37,8 +39,9 @@ export async function drainStream(
   try {
     for (let chunk = await reader.read(); chunk !== undefined; chunk = await reader.read()) {
       capture.push(chunk);
-      callSafely(onChunk, chunk);
+      const taken = callHolding(onChunk, chunk);
       const room = capture.ready?.();
+      if (taken !== undefined) await untilStopped(taken, stop);
       if (room !== undefined) await room;
     }
   } catch {
@@ -46,6 +49,22 @@ export async function drainStream(
   } finally {
     stop?.removeEventListener("abort", cancel);
     reader.releaseLock();
+  }
+}
+
+/** `hold`, or less when `stop` is aborted first (a consumer that never takes its chunk cannot keep the reader). */
+async function untilStopped(hold: Promise<void>, stop: AbortSignal | undefined): Promise<void> {
+  if (stop === undefined) return hold;
+  if (stop.aborted) return undefined;
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    stop.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([hold, aborted]);
+  } finally {
+    stop.removeEventListener("abort", onAbort);
   }
 }
 

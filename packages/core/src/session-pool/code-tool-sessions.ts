@@ -15,7 +15,7 @@ import type { RunEvent } from "../events.js";
 import type { ExecuteCodeOptions } from "../execute/execute-options.js";
 import type { ExecutionLimits } from "../execute/limits.js";
 import { appendNotice } from "../execute/result.js";
-import { callSafely } from "../safe-callback.js";
+import { callEachHolding } from "../safe-callback.js";
 import { createCodeSession } from "../session/code-session.js";
 import type { CodeSession, CodeSessionResult } from "../session/session-options.js";
 import type { ToolDefinition } from "../tool.js";
@@ -33,7 +33,7 @@ export interface RoutedSession {
 
 interface CellRoute {
   onApproval?: ApprovalHandler | undefined;
-  listeners: readonly ((event: RunEvent) => void)[];
+  listeners: readonly ((event: RunEvent) => unknown)[];
   /** The calling tool's own tools, by name (see routed-tool.ts). */
   tools: ReadonlyMap<string, ToolDefinition>;
 }
@@ -77,7 +77,7 @@ export interface SessionCall {
   reset?: boolean | undefined;
   signal?: AbortSignal | undefined;
   onApproval?: ApprovalHandler | undefined;
-  listeners: readonly ((event: RunEvent) => void)[];
+  listeners: readonly ((event: RunEvent) => unknown)[];
 }
 
 export class SessionCells {
@@ -139,7 +139,7 @@ export class SessionCells {
               },
             }
           : {}),
-        onEvent: (event) => routed.route?.listeners.forEach((listener) => callSafely(listener, event)),
+        onEvent: (event) => (routed.route === undefined ? undefined : callEachHolding(routed.route.listeners, event)),
       }),
       route: undefined,
       close: () => routed.session.close(),

@@ -164,9 +164,9 @@ class Session implements CodeSession {
       interrupt: () => kernel.process.interrupt(number),
       kill: () => void kernel.process.kill(),
     });
-    const sink = (listen: boolean, emit: (chunk: Uint8Array) => void) => (listen ? redactingSink(emit, kernel.knownSecrets) : undefined);
-    const stdoutSink = sink(observer.wantsOutput("stdout"), (chunk) => observer.emit({ type: "stdout", runId, chunk }));
-    const stderrSink = sink(observer.wantsOutput("stderr"), (chunk) => observer.emit({ type: "stderr", runId, chunk }));
+    const sink = (listen: boolean, emit: (chunk: Uint8Array) => unknown) => (listen ? redactingSink(emit, kernel.knownSecrets) : undefined);
+    const stdoutSink = sink(observer.wantsOutput("stdout"), (chunk) => observer.emitOutput({ type: "stdout", runId, chunk }));
+    const stderrSink = sink(observer.wantsOutput("stderr"), (chunk) => observer.emitOutput({ type: "stderr", runId, chunk }));
     const spill = outputSpill({
       environment: this.#options.environment,
       runId,

@@ -8,6 +8,7 @@ import { errorMessage } from "../errors.js";
 import { OutputCapture, type ByteSink } from "../execute/output-capture.js";
 import type { OutputSink } from "../execute/redacting-sink.js";
 import { drainStream } from "../process/collect.js";
+import { holdOf, joinHolds } from "../safe-callback.js";
 import { delay } from "../timers/delay.js";
 import { CellMarkerSplitter } from "./cell-markers.js";
 
@@ -65,6 +66,8 @@ export class KernelProcess {
    */
   #between = noOutput();
   #cell: ActiveCell | undefined;
+  /** Per stream, the live consumer's hold on the chunks routed during the current read (see `drainStream`). */
+  readonly #taking: Record<"stdout" | "stderr", Promise<void> | undefined> = { stdout: undefined, stderr: undefined };
   #ended: CellEnding | undefined;
   readonly #drained: Promise<unknown>;
   readonly #released = new AbortController();
@@ -144,12 +147,17 @@ export class KernelProcess {
       onData: (chunk) => this.#data(which, chunk),
       onMarker: (payload) => this.#marker(which, payload),
     });
-    // drainStream reads into a capture; the splitter takes its place and routes what it reads
-    // (lent chunks: what the splitter and the cell keep, they copy).
+    // The splitter routes what drainStream reads (lent chunks: what the splitter and the cell
+    // keep, they copy); the cell's capture and its live consumer may each hold the reading back.
     await drainStream(
       stream,
-      { push: (chunk) => splitter.push(chunk), ready: () => this.#cell?.[which].ready(), totalBytes: 0, finish: () => undefined as never },
-      undefined,
+      { push: () => {}, ready: () => this.#cell?.[which].ready(), totalBytes: 0, finish: () => undefined as never },
+      (chunk) => {
+        splitter.push(chunk);
+        const taking = this.#taking[which];
+        this.#taking[which] = undefined;
+        return taking;
+      },
       this.#released.signal,
     );
     splitter.end();
@@ -166,7 +174,8 @@ export class KernelProcess {
       return;
     }
     cell[which].push(chunk);
-    cell.sinks[which]?.write(chunk);
+    const taking = holdOf(cell.sinks[which]?.write(chunk));
+    if (taking !== undefined) this.#taking[which] = joinHolds(this.#taking[which], taking);
   }
 
   #marker(which: "stdout" | "stderr", payload: unknown): void {
