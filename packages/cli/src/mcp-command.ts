@@ -61,7 +61,7 @@ async function serve(args: string[], io: CliIO): Promise<number> {
     stop();
   });
   try {
-    const transport = await transportsFrom(config, importModule).catch(explain);
+    const transport = await transportsFrom(config, importModule, environment).catch(explain);
     const hostSecrets = hostSecretValues(config.envPassthrough);
     const onResult = (result: ExecuteCodeResult) => io.stderr.write(describeRun(result));
     const codeTool = createCodeTool({

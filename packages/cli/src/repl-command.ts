@@ -84,7 +84,7 @@ export async function replCommand(args: string[], io: CliIO): Promise<number> {
   // On a terminal readline turns Ctrl-C into its own event instead of the process's signal.
   lines.on("SIGINT", () => interrupt("SIGINT"));
   try {
-    const transport = await transportsFrom(config, importModule).catch(explain);
+    const transport = await transportsFrom(config, importModule, environment).catch(explain);
     const hostSecrets = hostSecretValues(config.envPassthrough);
     const deniedBecause = "codecall repl reads its cells from stdin, so no answer can be read there";
     session = createCodeSession({

@@ -90,7 +90,7 @@ export async function runCommand(config: RunConfig, io: CliIO): Promise<number> 
   const removeClosedWatch = watchOutputClosed(io.stdout, () => stop("SIGPIPE"));
   let approvals: ApprovalMode | undefined;
   try {
-    const transport = await transportsFrom(config, importModule).catch(explain);
+    const transport = await transportsFrom(config, importModule, environment).catch(explain);
     const hostSecrets = hostSecretValues(config.envPassthrough);
     approvals = approvalModeFor({
       approveAll: config.approveAll,

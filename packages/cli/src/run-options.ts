@@ -3,7 +3,7 @@
  * the transports, and the options of every run (allowed tools, limits, env, cwd, interpreter,
  * approval timeout), read the same way by all three.
  */
-import { resolveTransports, type ExecuteCodeOptions, type ModuleImporter, type Transport } from "@codecall/core";
+import { resolveTransports, type Environment, type ExecuteCodeOptions, type ModuleImporter, type Transport } from "@codecall/core";
 import type { ToolsConfig } from "./run-config.js";
 
 /** The options of a run that the flags decide. */
@@ -23,11 +23,15 @@ export function runOptionsFrom(config: ToolsConfig): ConfiguredRunOptions {
   };
 }
 
-/** `--transport stream,file`: the candidates in order of preference, as core takes them (codecall's errors pass through). */
-export async function transportsFrom(config: ToolsConfig, importModule: ModuleImporter): Promise<Transport[]> {
+/**
+ * `--transport stream,file`: the candidates in order of preference, as core takes them (codecall's
+ * errors pass through). For the environment they serve: `auto` (the default) loads the fallbacks
+ * after the first transport that supports it only when a run falls back to them.
+ */
+export async function transportsFrom(config: ToolsConfig, importModule: ModuleImporter, environment: Environment): Promise<Transport[]> {
   const names = config.transport
     .split(",")
     .map((name) => name.trim())
     .filter(Boolean);
-  return resolveTransports(names, { importModule });
+  return resolveTransports(names, { importModule, environment });
 }

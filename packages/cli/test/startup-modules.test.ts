@@ -1,7 +1,8 @@
 // What `codecall run` loads: a run on the local backend loads that backend and what every run
 // needs, and none of what only other runs or other commands need — the other backends and the
-// remote executor they share, the MCP client and server, the AI SDK, the TypeScript loader,
-// OpenTelemetry, the terminal prompt. Start-up
+// remote executor they share, the transports it would only fall back to, the MCP client and
+// server, the AI SDK, the TypeScript loader, OpenTelemetry, the terminal prompt — nor modules that
+// the build bundles into one (each module costs its own load). Start-up
 // is most of a short run's time, so each of these is imported only when it is used; this holds
 // the line without timing anything.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -20,6 +21,10 @@ const NOT_NEEDED: Record<string, RegExp> = {
   "another backend": /\/(backend-(docker|ssh|modal|daytona|singularity))\/|dockerode|ssh2|@daytonaio|modal@/,
   // ExecEnvironment and its agent: the local backend, transports and tools import core's plugin-kit.
   "the remote executor": /\/core\/dist\/backend-kit\.js$/,
+  // "auto" loads these only when a run falls back to them (uds serves a local run).
+  "a fallback transport": /\/transport-(stream|file)\/|@codecall\/transport-(stream|file)/,
+  // Bundled into core's build: nine modules of its own otherwise.
+  "the JSON Schema validator's modules": /@cfworker/,
   "the MCP package or SDK": /\/packages\/mcp\/|@codecall\/mcp|@modelcontextprotocol/,
   "the AI SDK": /\/packages\/ai-sdk\/|\/node_modules\/(ai|@ai-sdk)\//,
   "the TypeScript loader": /\/tsx\/|\/esbuild\/|\/typescript\//,

@@ -110,5 +110,6 @@ export {
   type EnvironmentSpec,
   type ModuleImporter,
   type ResolveOptions,
+  type ResolveTransportsOptions,
   type TransportSpec,
 } from "./resolver.js";

@@ -13,6 +13,7 @@
 import { debugLogger } from "./debug/debug-log.js";
 import type { Environment } from "./environment.js";
 import { CodecallError, errorMessage } from "./errors.js";
+import { fallbackTransport } from "./fallback-transport.js";
 import { closestName } from "./options/closest-name.js";
 import type { OptionSet } from "./options/define-options.js";
 import { isModulePath, moduleUrlFromWorkingDirectory } from "./plugin-path.js";
@@ -122,14 +123,23 @@ function isOptionSet(value: unknown): value is OptionSet {
   );
 }
 
+/** Options of {@link resolveTransports}. */
+export interface ResolveTransportsOptions extends ResolveOptions {
+  /** Per transport name, the options its `createTransport()` gets. */
+  transportOptions?: Record<string, Record<string, unknown>>;
+  /**
+   * The environment the transports are for, when known. `"auto"` then loads its transports only
+   * until one supports it; the ones after are loaded when a run falls back to them (see
+   * fallback-transport.ts), which saves a short run their loading.
+   */
+  environment?: Environment;
+}
+
 /**
  * Resolves transports to instances, in order of preference. `"auto"` expands to the official
  * transports in {@link AUTO_TRANSPORT_ORDER}, skipping the ones not installed.
  */
-export async function resolveTransports(
-  spec: TransportSpec,
-  options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> } = {},
-): Promise<Transport[]> {
+export async function resolveTransports(spec: TransportSpec, options: ResolveTransportsOptions = {}): Promise<Transport[]> {
   const items: readonly (Transport | string)[] = typeof spec === "string" || !Array.isArray(spec) ? [spec as Transport | string] : spec;
   const out: Transport[] = [];
   for (const item of items) {
@@ -137,22 +147,7 @@ export async function resolveTransports(
       assertSpecification("transport", item, `The transport you passed ("${item.id}")`);
       out.push(item);
     } else if (item === "auto") {
-      for (const name of AUTO_TRANSPORT_ORDER) {
-        const transport = await loadTransport(name, options).catch((error: unknown) => {
-          if (CodecallError.isInstance(error, "PACKAGE_NOT_INSTALLED")) {
-            log(() => `auto: ${name} skipped, ${TRANSPORT_PACKAGES[name]} is not installed`);
-            return undefined;
-          }
-          throw error;
-        });
-        if (transport) out.push(transport);
-      }
-      if (out.length === 0) {
-        throw new CodecallError(
-          "PACKAGE_NOT_INSTALLED",
-          `No transport is installed. Install one, e.g. npm install ${TRANSPORT_PACKAGES.uds} ${TRANSPORT_PACKAGES.file}`,
-        );
-      }
+      out.push(...(await resolveAuto(options)));
     } else {
       out.push(await loadTransport(item, options));
     }
@@ -160,10 +155,36 @@ export async function resolveTransports(
   return out;
 }
 
-async function loadTransport(
-  name: string,
-  options: ResolveOptions & { transportOptions?: Record<string, Record<string, unknown>> },
-): Promise<Transport> {
+/** `"auto"`: the official transports that are installed, the ones after the first that supports `options.environment` loaded on use. */
+async function resolveAuto(options: ResolveTransportsOptions): Promise<Transport[]> {
+  const out: Transport[] = [];
+  let served = false;
+  for (const name of AUTO_TRANSPORT_ORDER) {
+    if (served) {
+      out.push(fallbackTransport(name, () => loadTransport(name, options)));
+      continue;
+    }
+    const transport = await loadTransport(name, options).catch((error: unknown) => {
+      if (CodecallError.isInstance(error, "PACKAGE_NOT_INSTALLED")) {
+        log(() => `auto: ${name} skipped, ${TRANSPORT_PACKAGES[name]} is not installed`);
+        return undefined;
+      }
+      throw error;
+    });
+    if (!transport) continue;
+    out.push(transport);
+    served = options.environment !== undefined && transport.supports(options.environment);
+  }
+  if (out.length === 0) {
+    throw new CodecallError(
+      "PACKAGE_NOT_INSTALLED",
+      `No transport is installed. Install one, e.g. npm install ${TRANSPORT_PACKAGES.uds} ${TRANSPORT_PACKAGES.file}`,
+    );
+  }
+  return out;
+}
+
+async function loadTransport(name: string, options: ResolveTransportsOptions): Promise<Transport> {
   const specifier = packageFor(name, TRANSPORT_PACKAGES);
   const module = await loadPlugin(specifier, "transport", name, TRANSPORT_PACKAGES, options.importModule);
   const create = (module as { createTransport?: (options: Record<string, unknown>) => unknown }).createTransport;

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { CodecallError } from "../src/errors.js";
+import { resolveTransports } from "../src/resolver.js";
 import type { GuestContext } from "./support/memory-guest.js";
 import { useMemoryRuns } from "./support/memory-runs.js";
 import { echoTool } from "./support/rpc.js";
@@ -31,6 +32,26 @@ describe("transport fallback", () => {
       transportsSkipped: ["relay: the relay could not start"],
     });
     expect([relay.opens, fallback.opens]).toEqual([1, 1]);
+  });
+
+  it('falls back to an "auto" transport the resolver loads only then, with its client', async () => {
+    const memory = pair(echoThroughTool);
+    const uds = memory.createTransport({ id: "uds", openError: new Error("no socket here") });
+    const stream = memory.createTransport({ id: "stream" });
+    const loaded: string[] = [];
+    const modules: Record<string, unknown> = {
+      "@codecall/transport-uds": { createTransport: () => uds },
+      "@codecall/transport-stream": { createTransport: () => stream },
+    };
+    const importModule = async (specifier: string) => {
+      loaded.push(specifier);
+      return modules[specifier] ?? { createTransport: () => memory.createTransport({ id: "file" }) };
+    };
+    const transport = await resolveTransports("auto", { importModule, environment: memory.environment });
+    expect(loaded).toEqual(["@codecall/transport-uds"]);
+    const result = await execute(memory, { tools: [echoTool], transport });
+    expect(result).toMatchObject({ status: "success", output: "served\n", transport: "stream", transportsSkipped: ["uds: no socket here"] });
+    expect(loaded).toEqual(["@codecall/transport-uds", "@codecall/transport-stream"]);
   });
 
   it("skips candidates that do not support the environment without opening them", async () => {

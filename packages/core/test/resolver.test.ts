@@ -255,6 +255,77 @@ describe("resolveTransports", () => {
     expect(error.message).toContain("@codecall/transport-stream does not export createTransport()");
   });
 
+  describe('"auto" for a known environment', () => {
+    /** A transport `id` that supports only the backend `backendId`. */
+    const only = (id: string, backendId: string): Transport => ({
+      ...fakeTransport(id),
+      supports: (environment) => environment.backendId === backendId,
+    });
+
+    it("loads the transports after the first that supports the environment only when one is opened", async () => {
+      const seen: string[] = [];
+      const transports = await resolveTransports("auto", { importModule: importer(all, seen), environment: fakeEnvironment });
+      expect(transports[0]).toBe(uds);
+      expect(transports.map((transport) => transport.id)).toEqual(["uds", "stream", "file"]);
+      expect(seen).toEqual(["@codecall/transport-uds"]);
+    });
+
+    it("loads on until one supports the environment, keeping the ones before", async () => {
+      const seen: string[] = [];
+      const modules = { ...all, "@codecall/transport-uds": { createTransport: () => only("uds", "local") } };
+      const transports = await resolveTransports("auto", { importModule: importer(modules, seen), environment: fakeEnvironment });
+      expect(transports.map((transport) => transport.id)).toEqual(["uds", "stream", "file"]);
+      expect(transports[0]!.supports(fakeEnvironment)).toBe(false);
+      expect(transports[1]).toBe(stream);
+      expect(seen).toEqual(["@codecall/transport-uds", "@codecall/transport-stream"]);
+    });
+
+    it("a fallback serves the run it is opened for, with its own guest client", async () => {
+      const session = { guestEnv: { CODECALL_FILE_DIR: "/run" }, close: async () => {} };
+      const opened: unknown[] = [];
+      const realFile: Transport = {
+        ...fakeTransport("file"),
+        open: async (environment, run) => (opened.push([environment, run]), session),
+        guestClient: (language) => `client for ${language}`,
+      };
+      const seen: string[] = [];
+      const modules = { ...all, "@codecall/transport-file": { createTransport: () => realFile } };
+      const [, , fallback] = await resolveTransports("auto", { importModule: importer(modules, seen), environment: fakeEnvironment });
+      const run = { runId: "r" } as unknown as Parameters<Transport["open"]>[1];
+      expect(fallback!.supports(fakeEnvironment)).toBe(true);
+      expect(await fallback!.open(fakeEnvironment, run)).toBe(session);
+      expect(opened).toEqual([[fakeEnvironment, run]]);
+      expect(fallback!.guestClient("python")).toBe("client for python");
+      expect(seen).toEqual(["@codecall/transport-uds", "@codecall/transport-file"]);
+    });
+
+    it("a fallback that does not support the environment, or is not installed, fails to open saying why", async () => {
+      const modules = {
+        "@codecall/transport-uds": all["@codecall/transport-uds"],
+        "@codecall/transport-file": { createTransport: () => only("file", "docker") },
+      };
+      const [, stream, file] = await resolveTransports("auto", { importModule: importer(modules), environment: fakeEnvironment });
+      const run = {} as Parameters<Transport["open"]>[1];
+      const missing = await rejection(stream!.open(fakeEnvironment, run));
+      expect(missing.code).toBe("PACKAGE_NOT_INSTALLED");
+      expect(missing.message).toContain("npm install @codecall/transport-stream");
+      const unsupported = await rejection(file!.open(fakeEnvironment, run));
+      expect(unsupported.code).toBe("NO_SUPPORTED_TRANSPORT");
+      expect(unsupported.message).toBe("it does not support the fake backend");
+      expect(() => file!.guestClient("python")).toThrow(/falls back to it/);
+    });
+
+    it("loads them all when none supports the environment, so the run's error names each", async () => {
+      const seen: string[] = [];
+      await resolveTransports("auto", { importModule: importer({}, seen), environment: fakeEnvironment }).catch(() => {});
+      expect(seen).toEqual(["@codecall/transport-uds", "@codecall/transport-stream", "@codecall/transport-file"]);
+      const modules = { "@codecall/transport-uds": { createTransport: () => only("uds", "local") } };
+      expect(await resolveTransports("auto", { importModule: importer(modules), environment: fakeEnvironment })).toEqual([
+        expect.objectContaining({ id: "uds" }),
+      ]);
+    });
+  });
+
   it("passes per-transport options", async () => {
     const received: unknown[] = [];
     const module = { createTransport: (options: unknown) => (received.push(options), file) };
