@@ -23,8 +23,10 @@ export function checkToolSet(tools: readonly ToolDefinition[]): void {
     assertToolName(tool?.name);
     if (names.has(tool.name)) throw new CodecallError("INVALID_TOOL", `Two tools are named ${tool.name}`, { details: { tool: tool.name } });
     names.add(tool.name);
-    const invalid = (why: string, cause?: unknown) => new CodecallError("INVALID_TOOL", `Tool ${tool.name}: ${why}`, { cause, details: { tool: tool.name } });
-    const execute: unknown = tool.execute;
+    const invalid = (why: string, cause?: unknown) =>
+      new CodecallError("INVALID_TOOL", `Tool ${tool.name}: ${why}`, { cause, details: { tool: tool.name } });
+    // Read as a property, not called: `typeof` is all that is asked of it here.
+    const execute: unknown = (tool as { execute?: unknown }).execute;
     if (typeof execute !== "function") throw invalid(`execute must be a function (args, context) => result, got ${kindOf(execute)}`);
     const description: unknown = tool.description;
     if (typeof description !== "string") {

@@ -230,7 +230,7 @@ describe("a careless tool: one no call could ever reach, refused when the tool s
     ["execute given as a string", { execute: "fetch" as never }, "Tool lookup: execute must be a function (args, context) => result, got a string"],
     [
       "description missing",
-      { description: undefined as never },
+      { description: undefined },
       'Tool lookup: description must be a string (what the tool does, for the model; "" for none), got undefined',
     ],
     ["description given as an object", { description: { en: "Looks up." } as never }, "got an object"],
@@ -267,7 +267,11 @@ describe("a careless tool: one no call could ever reach, refused when the tool s
     expect(() => checkToolSet([wrong])).toThrow(
       /^Tool page: the default of parameter "size" \("10"\) is refused by its own schema \('size' must be an integer, got a string \("10"\)\), and the stub would send it with every call that leaves size out/,
     );
-    const outOfRange = tool("page", { type: "object", properties: { size: { $ref: "#/$defs/size", default: 500 } }, $defs: { size: { type: "integer", maximum: 100 } } });
+    const outOfRange = tool("page", {
+      type: "object",
+      properties: { size: { $ref: "#/$defs/size", default: 500 } },
+      $defs: { size: { type: "integer", maximum: 100 } },
+    });
     expect(() => checkToolSet([outOfRange])).toThrow(/the default of parameter "size" \(500\) is refused by its own schema/);
     // null and structured defaults are never sent (the stub writes None and leaves them out).
     const unsent = tool("page", {

@@ -5,7 +5,7 @@
  * through as the tools' parameters (arguments are validated by codecall before the server sees
  * them) and output schemas become the stub's documented `returns`.
  */
-import { checkToolSet, DEFAULT_LIMITS, errorMessage, pythonToolNames, type JSONSchema, type ToolDefinition } from "@codecall/core";
+import { checkToolSet, DEFAULT_LIMITS, errorMessage, pythonToolNames, type ToolDefinition } from "@codecall/core";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { listAllTools, type McpToolListing } from "./tool-listing.js";
 import { McpToolError, scriptValue, type McpCallResult } from "./tool-result.js";
