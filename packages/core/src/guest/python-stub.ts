@@ -261,8 +261,12 @@ function assertUnique(names: string[], tool?: string): void {
   }
 }
 
+/**
+ * A description is written into Python source: backslashes and `"""` are escaped, and so is a NUL
+ * character, which Python refuses anywhere in a source file (the whole module would not import).
+ */
 function escapeDocstring(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
+  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').replace(/\0/g, "\\x00");
 }
 
 function firstSentence(text: string): string {
