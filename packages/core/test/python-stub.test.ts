@@ -353,4 +353,17 @@ describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
     });
     expect(describePythonSignatures([merged])).toEqual(["move(from_: str, to: str) -> Any"]);
   });
+
+  it("stops at a $ref chain that comes back to itself (it looped until a Set overflowed)", () => {
+    const looped = tool({
+      name: "looped",
+      description: "",
+      parameters: {
+        type: "object",
+        properties: { a: { $ref: "#/properties/a" }, b: { $ref: "#/$defs/b" } },
+        $defs: { b: { $ref: "#/properties/b" } },
+      },
+    });
+    expect(describePythonSignatures([looped])).toEqual(["looped(a: Any = None, b: Any = None) -> Any"]);
+  });
 });
