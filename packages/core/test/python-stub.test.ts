@@ -364,6 +364,6 @@ describe("describePythonSignatures: schemas spread over $ref and allOf", () => {
         $defs: { b: { $ref: "#/properties/b" } },
       },
     });
-    expect(describePythonSignatures([looped])).toEqual(["looped(a: Any = None, b: Any = None) -> Any"]);
+    expect(describePythonSignatures([looped])).toEqual(["looped(a: Any | None = None, b: Any | None = None) -> Any"]);
   });
 });
