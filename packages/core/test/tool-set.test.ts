@@ -143,6 +143,21 @@ describe("tool schemas the validator could not enforce", () => {
       /'properties\.s\.\$dynamicRef' is not allowed/,
     ],
     ["a schema nested 10 000 levels deep", deep, /nests deeper than 64 levels/],
+    ["a root that is a $ref to itself", { $ref: "#" }, /at the root it applies itself to the same value .* so validation would never end/],
+    [
+      "a property whose $ref points at itself",
+      { type: "object", properties: { a: { $ref: "#/properties/a" } } },
+      /at #\/properties\/a it applies itself to the same value/,
+    ],
+    [
+      "two $defs whose allOf name each other",
+      {
+        type: "object",
+        properties: { x: { $ref: "#/$defs/a" } },
+        $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ $ref: "#/$defs/a" }] } },
+      },
+      /at #\/\$defs\/[ab] it applies itself to the same value/,
+    ],
     ["an array instead of a schema", [] as never, /must be a JSON Schema object, got an array/],
   ])("refuses %s when the tool set is built", async (_what, parameters, reason) => {
     const { environment, transport, used } = recorder();
@@ -169,6 +184,16 @@ describe("tool schemas the validator could not enforce", () => {
       $defs: { item: { $anchor: "item", type: "string", format: "email", title: "annotations pass", "x-vendor": 1 } },
     };
     expect(() => checkToolSet([tool("read", draft7), tool("write", modern)])).not.toThrow();
+  });
+
+  it("accepts recursive schemas that descend before they recur: a tree, a zod-style recursive definition", () => {
+    const tree: JSONSchema = {
+      type: "object",
+      properties: { root: { $ref: "#/$defs/node" } },
+      $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+    };
+    const selfRooted: JSONSchema = { type: "object", properties: { next: { anyOf: [{ $ref: "#" }, { type: "null" }] } } };
+    expect(() => checkToolSet([tool("walk", tree), tool("chain", selfRooted)])).not.toThrow();
   });
 });
 
