@@ -16,7 +16,7 @@ import {
   type PythonToolNameOptions,
   type ToolDefinition,
 } from "@codecall/core";
-import { isStandardSchema, parseWithStandardSchema } from "@codecall/core/plugin-kit";
+import { isStandardSchema, objectRootProblem, parseWithStandardSchema } from "@codecall/core/plugin-kit";
 import { asSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
 import { validationFailure } from "./validation-failure.js";
 
@@ -73,8 +73,9 @@ async function convert(aiSdkName: string, name: string, aiTool: Tool, options: F
   } catch (error) {
     throw refuse(`has a schema that cannot be converted to JSON Schema: ${errorMessage(error)}`, error);
   }
-  if (parameters.type !== undefined && parameters.type !== "object") {
-    throw refuse(`takes ${JSON.stringify(parameters.type)} input: a script passes arguments by name, so its input schema must be of an object.`);
+  const rootProblem = objectRootProblem(parameters);
+  if (rootProblem) {
+    throw refuse(`accepts no arguments object (${rootProblem}): a script passes arguments by name, so its input schema must be of an object.`);
   }
   const schema = aiTool.inputSchema;
   const parse = async (args: Record<string, unknown>): Promise<unknown> => {

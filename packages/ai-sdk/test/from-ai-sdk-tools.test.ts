@@ -83,8 +83,14 @@ describe("schemas", () => {
 
   it("refuses input that is not an object: a script passes arguments by name", async () => {
     await expect(fromAiSdkTools({ scalar: tool({ inputSchema: z.string(), ...noop }) })).rejects.toThrow(
-      /AI SDK tool "scalar" takes "string" input: .*must be of an object/,
+      /AI SDK tool "scalar" accepts no arguments object \(its type is "string", not "object"\): .*must be of an object/,
     );
+    // The same rule as core's: a union of scalars is refused, a nullable object accepted.
+    await expect(
+      fromAiSdkTools({ either: tool({ inputSchema: jsonSchema({ anyOf: [{ type: "string" }, { type: "number" }] }), ...noop }) }),
+    ).rejects.toThrow(/AI SDK tool "either" accepts no arguments object \(none of its anyOf options accepts an object/);
+    const nullable = await fromAiSdkTools({ maybe: tool({ inputSchema: jsonSchema({ type: ["object", "null"], properties: {} }), ...noop }) });
+    expect(() => checkToolSet(nullable)).not.toThrow();
   });
 });
 

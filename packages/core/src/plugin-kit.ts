@@ -37,6 +37,7 @@ export { checkMaxBytes, fileTooLarge, readBounded, type BoundedReadOptions, type
 export { ScopedEnvironment, type RunScope } from "./execute/scoped-environment.js";
 export { isCommandNotFound, missingInterpreterMessage } from "./execute/result.js";
 export { validateAgainstSchema } from "./schema/validate.js";
+export { objectRootProblem } from "./schema/object-root.js";
 export { describeStandardIssues, isStandardSchema, parseWithStandardSchema, standardInputJsonSchema } from "./schema/standard-schema.js";
 export { assertEnvName, shellExports, shellQuote } from "./text/shell-quote.js";
 export { stripAnsi } from "./text/ansi.js";

@@ -143,6 +143,21 @@ describe("tool schemas the validator could not enforce", () => {
       /'properties\.s\.\$dynamicRef' is not allowed/,
     ],
     ["a schema nested 10 000 levels deep", deep, /nests deeper than 64 levels/],
+    ["a root that is a $ref to itself", { $ref: "#" }, /at the root it applies itself to the same value .* so validation would never end/],
+    [
+      "a property whose $ref points at itself",
+      { type: "object", properties: { a: { $ref: "#/properties/a" } } },
+      /at #\/properties\/a it applies itself to the same value/,
+    ],
+    [
+      "two $defs whose allOf name each other",
+      {
+        type: "object",
+        properties: { x: { $ref: "#/$defs/a" } },
+        $defs: { a: { allOf: [{ $ref: "#/$defs/b" }] }, b: { anyOf: [{ $ref: "#/$defs/a" }] } },
+      },
+      /at #\/\$defs\/[ab] it applies itself to the same value/,
+    ],
     ["an array instead of a schema", [] as never, /must be a JSON Schema object, got an array/],
   ])("refuses %s when the tool set is built", async (_what, parameters, reason) => {
     const { environment, transport, used } = recorder();
@@ -170,6 +185,16 @@ describe("tool schemas the validator could not enforce", () => {
     };
     expect(() => checkToolSet([tool("read", draft7), tool("write", modern)])).not.toThrow();
   });
+
+  it("accepts recursive schemas that descend before they recur: a tree, a zod-style recursive definition", () => {
+    const tree: JSONSchema = {
+      type: "object",
+      properties: { root: { $ref: "#/$defs/node" } },
+      $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+    };
+    const selfRooted: JSONSchema = { type: "object", properties: { next: { anyOf: [{ $ref: "#" }, { type: "null" }] } } };
+    expect(() => checkToolSet([tool("walk", tree), tool("chain", selfRooted)])).not.toThrow();
+  });
 });
 
 describe("a Standard Schema given where a JSON Schema belongs", () => {
@@ -186,5 +211,98 @@ describe("a Standard Schema given where a JSON Schema belongs", () => {
 
   it("accepts the JSON Schema zod generates, though zod hides a ~standard in it", () => {
     expect(() => checkToolSet([tool("search", z.toJSONSchema(z.object({ query: z.string() })) as JSONSchema)])).not.toThrow();
+  });
+});
+
+describe("a careless tool: one no call could ever reach, refused when the tool set is built", () => {
+  it.each<[string, JSONSchema | boolean, RegExp]>([
+    ["a string schema", { type: "string" }, /its type is "string", not "object"/],
+    ["an array schema", { type: "array", items: { type: "string" } }, /its type is "array", not "object"/],
+    ["a nullable string", { type: ["string", "null"] }, /its type is \["string","null"\], not "object"/],
+    ["the schema false", false, /it is the schema false, which accepts nothing/],
+    ["an anyOf of scalars", { anyOf: [{ type: "string" }, { type: "integer" }] }, /none of its anyOf options accepts an object/],
+    ["an allOf with a scalar part", { allOf: [{ type: "object" }, { type: "number" }] }, /an allOf part accepts no object/],
+    ["a $ref to a string schema", { $ref: "#/$defs/query", $defs: { query: { type: "string" } } }, /its type is "string"/],
+    ["an enum of scalars", { enum: ["a", "b"] }, /its enum lists no object/],
+  ])("refuses parameters that are %s, naming the tool and what to write", async (_what, parameters, reason) => {
+    const { environment, transport, used } = recorder();
+    const error = await refusal(() => createCodeTool({ environment, transport, tools: [tool("lookup", parameters as JSONSchema)] }));
+    expect(error.code).toBe("INVALID_TOOL");
+    expect(error.message).toMatch(/^Tool lookup: its parameters schema accepts no arguments object: /);
+    expect(error.message).toMatch(reason);
+    expect(error.message).toContain('The rule: parameters must describe the arguments object, e.g. {"type": "object", "properties": {');
+    expect(error.message).toContain('a tool without parameters takes {"type": "object", "properties": {}}');
+    await expect(
+      refusal(() => executeCode({ code: "print(1)", environment, transport, tools: [tool("lookup", parameters as JSONSchema)] })),
+    ).resolves.toMatchObject({ code: "INVALID_TOOL" });
+    expect(used).toEqual([]);
+  });
+
+  it("accepts every root that takes an object: no type with object keywords, true and {} (no parameters), a nullable object, an anyOf with an object", () => {
+    const roots: (JSONSchema | boolean)[] = [
+      { properties: { q: { type: "string" } }, required: ["q"] },
+      true,
+      {},
+      { type: ["object", "null"] },
+      { anyOf: [{ type: "string" }, { type: "object", properties: { q: {} } }] },
+      { $ref: "#/$defs/args", $defs: { args: { type: "object" } } },
+    ];
+    expect(() => checkToolSet(roots.map((parameters, index) => tool(`t${index}`, parameters as JSONSchema)))).not.toThrow();
+  });
+
+  it.each<[string, Partial<ToolDefinition>, string]>([
+    ["execute missing", { execute: undefined }, "Tool lookup: execute must be a function (args, context) => result, got undefined"],
+    ["execute given as a string", { execute: "fetch" as never }, "Tool lookup: execute must be a function (args, context) => result, got a string"],
+    [
+      "description missing",
+      { description: undefined },
+      'Tool lookup: description must be a string (what the tool does, for the model; "" for none), got undefined',
+    ],
+    ["description given as an object", { description: { en: "Looks up." } as never }, "got an object"],
+    [
+      "returns given as a type name",
+      { returns: "string" as never },
+      "Tool lookup: returns must be a JSON Schema object (it documents the result for the model), got a string",
+    ],
+    ["returns given as a zod schema", { returns: z.object({ n: z.number() }) as never }, "got a zod schema"],
+  ])("refuses a tool with %s, where it crashed the build with a TypeError or failed at every call", (_what, change, message) => {
+    let caught: unknown;
+    try {
+      checkToolSet([{ ...tool("lookup"), ...change } as ToolDefinition]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(CodecallError.isInstance(caught, "INVALID_TOOL")).toBe(true);
+    expect((caught as CodecallError).message).toContain(message);
+  });
+
+  it("refuses a required name that is not declared: the stub has no parameter that could send it", () => {
+    const typo = tool("search", { type: "object", properties: { query: { type: "string" } }, required: ["querry"] });
+    expect(() => checkToolSet([typo])).toThrow(
+      'Tool search: its parameters schema requires "querry", which it does not declare under properties, so the stub has no parameter for it: ' +
+        'declare it ("querry": {} takes any value) or remove it from required',
+    );
+    // Declared in an allOf part, as zod and pydantic write it: accepted.
+    const split = tool("find", { type: "object", allOf: [{ properties: { query: { type: "string" } } }], required: ["query"] });
+    expect(() => checkToolSet([split])).not.toThrow();
+  });
+
+  it("refuses a default the stub would send although its own schema refuses it, and accepts those the stub leaves out", () => {
+    const wrong = tool("page", { type: "object", properties: { size: { type: "integer", default: "10" } } });
+    expect(() => checkToolSet([wrong])).toThrow(
+      /^Tool page: the default of parameter "size" \("10"\) is refused by its own schema \('size' must be an integer, got a string \("10"\)\), and the stub would send it with every call that leaves size out/,
+    );
+    const outOfRange = tool("page", {
+      type: "object",
+      properties: { size: { $ref: "#/$defs/size", default: 500 } },
+      $defs: { size: { type: "integer", maximum: 100 } },
+    });
+    expect(() => checkToolSet([outOfRange])).toThrow(/the default of parameter "size" \(500\) is refused by its own schema/);
+    // null and structured defaults are never sent (the stub writes None and leaves them out).
+    const unsent = tool("page", {
+      type: "object",
+      properties: { size: { type: "integer", default: null }, tags: { type: "array", default: {} }, n: { type: "integer", default: 10 } },
+    });
+    expect(() => checkToolSet([unsent])).not.toThrow();
   });
 });

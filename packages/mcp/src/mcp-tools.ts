@@ -5,18 +5,12 @@
  * through as the tools' parameters (arguments are validated by codecall before the server sees
  * them) and output schemas become the stub's documented `returns`.
  */
-import { checkToolSet, DEFAULT_LIMITS, errorMessage, pythonToolNames, type JSONSchema, type ToolDefinition } from "@codecall/core";
+import { checkToolSet, DEFAULT_LIMITS, errorMessage, pythonToolNames, type ToolDefinition } from "@codecall/core";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { listAllTools, type McpToolListing } from "./tool-listing.js";
 import { McpToolError, scriptValue, type McpCallResult } from "./tool-result.js";
 
-/** One tool as `tools/list` describes it (the fields read here). */
-export interface McpToolListing {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: JSONSchema;
-  outputSchema?: JSONSchema;
-}
+export type { McpToolListing } from "./tool-listing.js";
 
 /** A server tool that cannot be offered to a script, and why (see `onRefused`). */
 export interface RefusedMcpTool {
@@ -24,7 +18,7 @@ export interface RefusedMcpTool {
   name: string;
   /** The Python name it would have had. */
   pythonName: string;
-  /** Why codecall refuses it (its input schema cannot be enforced, two parameters map to one Python name...). */
+  /** Why codecall refuses it (its listing is not what MCP requires, its input schema cannot be enforced, two parameters map to one Python name...). */
   reason: string;
 }
 
@@ -52,55 +46,39 @@ export interface McpToolDefinition extends ToolDefinition<Record<string, unknown
   readonly mcpName: string;
 }
 
-/** Bound on `tools/list` pages: a server that keeps handing out cursors must not loop forever. */
-const MAX_LIST_PAGES = 1_000;
-
 /**
  * The tools of the server `client` is connected to, ready for `executeCode({ tools })`. A tool
  * that codecall cannot offer is reported to `onRefused` and left out (or, without `onRefused`,
  * fails the call with an error naming the tool and why).
  */
 export async function mcpTools(client: Client, options: McpToolsOptions = {}): Promise<McpToolDefinition[]> {
-  const listings = await listAllTools(client);
+  const listed = await listAllTools(client);
   const names = pythonToolNames(
-    listings.map((tool) => tool.name),
+    listed.map((tool) => tool.listing.name),
     { ...(options.prefix ? { prefix: options.prefix } : {}), ...(options.reserved ? { reserved: options.reserved } : {}) },
   );
   const server = client.getServerVersion()?.name ?? "the MCP server";
   const tools: McpToolDefinition[] = [];
-  listings.forEach((listing, index) => {
-    const tool = toCodecallTool(client, listing, names[index]!, server, options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs);
+  const refuse = (refused: RefusedMcpTool, cause?: unknown) => {
+    if (!options.onRefused) {
+      throw new Error(`${server}: tool ${refused.name} cannot be offered to a script: ${refused.reason} (pass onRefused to leave it out instead)`, {
+        cause,
+      });
+    }
+    options.onRefused(refused);
+  };
+  listed.forEach(({ listing, problem }, index) => {
+    const pythonName = names[index]!;
+    if (problem !== undefined) return refuse({ name: listing.name, pythonName, reason: problem });
+    const tool = toCodecallTool(client, listing, pythonName, server, options.timeoutMs ?? DEFAULT_LIMITS.timeoutMs);
     try {
       checkToolSet([tool]);
     } catch (error) {
-      const refused = { name: listing.name, pythonName: tool.name, reason: errorMessage(error) };
-      if (!options.onRefused) {
-        throw new Error(`${server}: tool ${listing.name} cannot be offered to a script: ${refused.reason} (pass onRefused to leave it out instead)`, {
-          cause: error,
-        });
-      }
-      options.onRefused(refused);
-      return;
+      return refuse({ name: listing.name, pythonName, reason: errorMessage(error) }, error);
     }
     tools.push(tool);
   });
   return tools;
-}
-
-/** Every page of `tools/list`. */
-async function listAllTools(client: Client): Promise<McpToolListing[]> {
-  const tools: McpToolListing[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-    const listed = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...(listed.tools as McpToolListing[]));
-    cursor = listed.nextCursor;
-    if (cursor === undefined) return tools;
-    if (seen.has(cursor)) throw new Error(`tools/list handed out the cursor ${JSON.stringify(cursor)} twice; stopped listing`);
-    seen.add(cursor);
-  }
-  throw new Error(`tools/list still had more pages after ${MAX_LIST_PAGES}; stopped listing`);
 }
 
 function toCodecallTool(client: Client, listing: McpToolListing, pythonName: string, server: string, timeoutMs: number): McpToolDefinition {

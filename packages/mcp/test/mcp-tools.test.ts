@@ -150,7 +150,12 @@ describe("what codecall cannot offer, and pagination", () => {
       ["get_issue_2", "get_issue"],
       ["class_tool", "class"],
     ]);
-    expect(refused).toEqual([{ name: "remote-ref", pythonName: "remote_ref", reason: expect.stringMatching(/https:\/\/example\.com/) as string }]);
+    expect(refused).toEqual([
+      { name: "remote-ref", pythonName: "remote_ref", reason: expect.stringMatching(/https:\/\/example\.com/) as string },
+      // Beside a good tool on its page, which the SDK's listTools() would have lost with it.
+      { name: "scalar", pythonName: "scalar", reason: `its listing is not what MCP requires: 'inputSchema.type' Invalid input: expected "object"` },
+      { name: "typo", pythonName: "typo", reason: expect.stringMatching(/requires "querry", which it does not declare under properties/) as string },
+    ]);
     const result = await run(
       `from codecall import get_issue, get_issue_2, class_tool\nprint(get_issue())\nprint(get_issue_2())\nprint(class_tool(3))`,
       tools,

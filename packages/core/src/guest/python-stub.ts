@@ -6,6 +6,7 @@
  */
 import { CodecallError } from "../errors.js";
 import type { JSONSchema } from "../schema/json-schema.js";
+import { argumentIssues } from "../schema/validate.js";
 import type { ToolDefinition } from "../tool.js";
 import { assertToolName, PYTHON_KEYWORDS } from "./python-names.js";
 import { objectShape, resolveLocal } from "./schema-view.js";
@@ -13,8 +14,19 @@ import { objectShape, resolveLocal } from "./schema-view.js";
 /** Default name of the guest module. */
 export const DEFAULT_MODULE_NAME = "codecall";
 
-/** Module helpers the stub bodies call; a parameter of the same name would shadow them. */
-const STUB_HELPERS = new Set(["_codecall_call", "_codecall_acall"]);
+/**
+ * Names a parameter cannot keep: the module helpers the stub bodies call (a parameter would shadow
+ * them), and `__debug__`, which Python refuses as a parameter (`def f(__debug__)` is a SyntaxError,
+ * so the whole module would not import).
+ */
+const RESERVED_PARAMETER_NAMES = new Set(["_codecall_call", "_codecall_acall", "__debug__"]);
+
+/**
+ * Longest summary of a tool in the one-line signatures the model reads in the code tool's
+ * description: a description without a full stop in its first line would otherwise land there
+ * whole, for every tool, in every turn. The stub's docstring keeps the whole description.
+ */
+const MAX_SUMMARY_LENGTH = 200;
 
 /** One parameter of a stub, with its Python spelling. */
 interface StubParameter {
@@ -113,14 +125,27 @@ function renderTool(tool: ToolDefinition): string {
 function parametersOf(tool: ToolDefinition): StubParameter[] {
   const root = tool.parameters;
   const { properties, required } = objectShape(root);
+  for (const name of required) {
+    // No parameter of the stub sends it, so no call through the stub could satisfy the schema.
+    if (!Object.hasOwn(properties, name)) {
+      throw new CodecallError(
+        "INVALID_TOOL",
+        `Tool ${tool.name}: its parameters schema requires ${JSON.stringify(name)}, which it does not declare under properties, so the stub has no parameter for it: ` +
+          `declare it (${JSON.stringify(name)}: {} takes any value) or remove it from required`,
+        { details: { tool: tool.name } },
+      );
+    }
+  }
   const parameters = Object.entries(properties).map(([wireName, declared]): StubParameter => {
     const property = resolveLocal(root, declared);
     const isRequired = required.has(wireName);
     const literal = isRequired ? "" : pythonLiteral(property.default);
+    const pythonName = pythonParameterName(wireName);
+    if (literal !== "None" && literal !== "") assertDefaultAccepted(tool, wireName, pythonName, property.default);
     const baseType = pythonType(property);
     return {
       wireName,
-      pythonName: pythonParameterName(wireName),
+      pythonName,
       annotation: !isRequired && literal === "None" && !baseType.split(" | ").includes("None") ? `${baseType} | None` : baseType,
       required: isRequired,
       defaultLiteral: literal,
@@ -133,6 +158,21 @@ function parametersOf(tool: ToolDefinition): StubParameter[] {
   );
   // Python wants parameters without defaults first.
   return [...parameters.filter((p) => p.required), ...parameters.filter((p) => !p.required)];
+}
+
+/**
+ * The stub sends a default it writes into the signature with every call that leaves the parameter
+ * out, so one the schema refuses would fail all those calls: it is refused when the tool set is built.
+ */
+function assertDefaultAccepted(tool: ToolDefinition, wireName: string, pythonName: string, value: unknown): void {
+  const issues = argumentIssues(tool.parameters, wireName, value);
+  if (issues.length === 0) return;
+  throw new CodecallError(
+    "INVALID_TOOL",
+    `Tool ${tool.name}: the default of parameter ${JSON.stringify(wireName)} (${JSON.stringify(value)}) is refused by its own schema (${issues.join("; ")}), ` +
+      `and the stub would send it with every call that leaves ${pythonName} out: give a default the schema accepts, or none`,
+    { details: { tool: tool.name } },
+  );
 }
 
 function renderSignature(parameters: StubParameter[]): string {
@@ -206,7 +246,7 @@ function pythonLiteral(value: unknown): string {
 function pythonParameterName(wireName: string): string {
   let name = wireName.replace(/[^A-Za-z0-9_]/g, "_");
   if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
-  if (PYTHON_KEYWORDS.has(name) || STUB_HELPERS.has(name)) name = `${name}_`;
+  if (PYTHON_KEYWORDS.has(name) || RESERVED_PARAMETER_NAMES.has(name)) name = `${name}_`;
   return name;
 }
 
@@ -221,12 +261,20 @@ function assertUnique(names: string[], tool?: string): void {
   }
 }
 
+/**
+ * A description is written into Python source: backslashes and `"""` are escaped, and so is a NUL
+ * character, which Python refuses anywhere in a source file (the whole module would not import).
+ */
 function escapeDocstring(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
+  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').replace(/\0/g, "\\x00");
 }
 
 function firstSentence(text: string): string {
   const line = text.trim().split("\n")[0] ?? "";
   const match = /^(.*?[.!?])(\s|$)/.exec(line);
-  return (match?.[1] ?? line).trim();
+  const sentence = (match?.[1] ?? line).trim();
+  if (sentence.length <= MAX_SUMMARY_LENGTH) return sentence;
+  // No surrogate pair is split in two.
+  const cut = sentence.slice(0, MAX_SUMMARY_LENGTH - 1).replace(/[\uD800-\uDBFF]$/, "");
+  return `${cut.trimEnd()}…`;
 }

@@ -15,9 +15,11 @@ export interface ObjectShape {
 /** `schema` with its local `$ref` chain followed (the referring schema's own keywords win). */
 export function resolveLocal(root: JSONSchema, schema: JSONSchema): JSONSchema {
   let current = schema;
-  const seen = new Set<unknown>();
-  while (typeof current.$ref === "string" && current.$ref.startsWith("#") && !seen.has(current)) {
-    seen.add(current);
+  // By reference, not by object: each step makes a new merged object, so a chain that comes back
+  // to a reference it followed (`{"$ref": "#"}`) would otherwise never end.
+  const seen = new Set<string>();
+  while (typeof current.$ref === "string" && current.$ref.startsWith("#") && !seen.has(current.$ref)) {
+    seen.add(current.$ref);
     const target = atPointer(root, current.$ref.slice(1));
     if (typeof target !== "object" || target === null || Array.isArray(target)) break;
     const { $ref: _followed, ...own } = current;

@@ -1,8 +1,8 @@
 /**
  * Turning a tool's JSON Schema into something arguments can be validated against, once, when the
- * tool set is built. A schema that is not valid JSON Schema, nests absurdly deep, or refers to a
- * schema it does not contain (a remote `$ref`, a `$defs` entry that is not there) is refused here
- * with the reason, not at the script's first call.
+ * tool set is built. A schema that is not valid JSON Schema, nests absurdly deep, refers to a
+ * schema it does not contain (a remote `$ref`, a `$defs` entry that is not there) or applies
+ * itself to the same value in a loop is refused here with the reason, not at the script's first call.
  */
 import { dereference, validate, type Schema, type SchemaDraft } from "@cfworker/json-schema";
 import { CodecallError, errorMessage } from "../errors.js";
@@ -10,6 +10,7 @@ import { describeIssues } from "./describe-issues.js";
 import { jsonShapeProblem, MAX_JSON_DEPTH } from "./json-depth.js";
 import type { JSONSchema } from "./json-schema.js";
 import { TOOL_META_SCHEMA } from "./meta-schema.js";
+import { inPlaceCycle } from "./reference-cycles.js";
 
 /** A schema ready for validation: a private copy, its draft, and every `$ref` target in it. */
 export interface CompiledSchema {
@@ -51,6 +52,13 @@ export function compileSchema(schema: JSONSchema | boolean): CompiledSchema {
   if (metaIssues.length > 0) throw invalid(`it is not a valid JSON Schema: ${metaIssues.join("; ")}`);
   const result = prepare(copy, draftOf(copy));
   checkReferences(result.lookup);
+  const cycle = inPlaceCycle(result.lookup);
+  if (cycle) {
+    throw invalid(
+      `at ${cycle} it applies itself to the same value ($ref, allOf, anyOf, oneOf, not, if/then/else leading back to it), so validation would never end: ` +
+        "a recursive schema must descend first (through properties or items)",
+    );
+  }
   if (typeof schema === "object") compiled.set(schema, result);
   return result;
 }

@@ -34,6 +34,28 @@ export function validateAgainstSchema(value: unknown, schema: JSONSchema): strin
 }
 
 /**
+ * The problems `value` has as argument `name` on its own: what the schema says at that argument,
+ * not what it says of the object (the other arguments are absent, some may be required). Empty
+ * when the schema cannot be compiled: building the tool set refuses it with the reason.
+ */
+export function argumentIssues(schema: JSONSchema, name: string, value: unknown): string[] {
+  let compiled: CompiledSchema;
+  try {
+    compiled = compileSchema(schema);
+  } catch {
+    return [];
+  }
+  const args = { [name]: value };
+  const units = validate(args, compiled.schema, compiled.draft, compiled.lookup, false).errors;
+  // The object holds nothing but the argument: every unit below the root is about it.
+  return describeIssues(
+    args,
+    units.filter((unit) => unit.instanceLocation !== "#"),
+    compiled,
+  );
+}
+
+/**
  * Arguments of up to this many values get every problem found (one validator output unit per
  * failing value); larger ones get the first (a million bad items would cost seconds and a million
  * units, for a message that names ten).
