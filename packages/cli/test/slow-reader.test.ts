@@ -74,4 +74,23 @@ describe("codecall run behind a slow reader", () => {
     expect(bytes).toBe(FLOOD_MIB * MIB);
     await access(finished);
   }, 120_000);
+
+  it("delivers every byte a script left in its pipe when it exited, however long the reader waits", async () => {
+    // More than a pipe holds, less than what the script's own pipe to codecall holds: the script
+    // writes it all and exits while codecall waits on its full stdout (a real pipe, as in a
+    // shell: Node's child stdio is a socket pair that would take it all). The rest must not be
+    // dropped when codecall stops waiting for the script's streams a while after its exit.
+    const TAIL_BYTES = 150 * 1024;
+    await writeFile(path.join(dir, "tail.py"), `import sys\nsys.stdout.write("y" * ${TAIL_BYTES})\n`);
+    const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+    // The reader waits longer than codecall's grace for a script's streams after its exit (2 s).
+    const pipeline = `${quote(process.execPath)} ${quote(BIN)} run tail.py | (sleep 3.5; wc -c)`;
+    const shell = spawn("sh", ["-c", pipeline], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    shell.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    shell.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => shell.on("close", resolve)), stderr).toBe(0);
+    expect(stdout.trim()).toBe(String(TAIL_BYTES));
+  }, 60_000);
 });

@@ -219,4 +219,26 @@ describe("drainStream", () => {
     });
     expect(Buffer.compare(concatBytes(seen), BIG)).toBe(0);
   });
+
+  it("reads the rest at once, losing nothing, when let go while a consumer holds a chunk", async () => {
+    const letGo = new AbortController();
+    const seen: Uint8Array[] = [];
+    const whole = capture();
+    const drained = drainStream(
+      byteSource(BIG).stream,
+      whole,
+      (chunk) => {
+        seen.push(chunk.slice());
+        return new Promise<void>(() => {});
+      },
+      undefined,
+      letGo.signal,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.length).toBe(1);
+    letGo.abort();
+    await drained;
+    expect(Buffer.compare(concatBytes(seen), BIG)).toBe(0);
+    expect(whole.totalBytes).toBe(BIG.length);
+  });
 });

@@ -89,9 +89,12 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
   const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
   const released = new AbortController();
+  // Once the script has exited, a live consumer's holds are let go: what is left is a pipe's worth,
+  // read at once rather than lost to the drain grace below behind a slow reader.
+  const exited = new AbortController();
   const drained = Promise.all([
-    drainStream(process.stdout, stdout, stdoutSink?.write, released.signal),
-    drainStream(process.stderr, stderr, stderrSink?.write, released.signal),
+    drainStream(process.stdout, stdout, stdoutSink?.write, released.signal, exited.signal),
+    drainStream(process.stderr, stderr, stderrSink?.write, released.signal, exited.signal),
   ]);
   void writeStdin(process.stdin);
 
@@ -123,6 +126,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
       // what the model needs to see (how far the script got).
       ending = { reason: "lost", lostBecause: errorMessage(error) };
     }
+    exited.abort();
     // The script's process has exited and the backend has ended what it left, so the pipes close
     // at once. The grace keeps what is still in them; past it the streams are let go, so a
     // leftover that holds a pipe (one nothing could find) neither delays the result nor keeps

@@ -25,13 +25,16 @@ export const UNDELIVERED_STDIN_GRACE_MS = 2_000;
  * `onChunk` are lent each chunk for the call only: what they keep, they copy (`redactingSink`
  * does, for live output). While `capture.ready()` or `onChunk` hands out a wait, reading waits for
  * it: the bytes stay in the pipe, and a writer that fills it waits too (back-pressure, so memory
- * stays bounded whatever the consumer's pace). Aborting `stop` also ends such a wait.
+ * stays bounded whatever the consumer's pace). Aborting `letGo` (the writer is gone, so what is
+ * left to read is bounded: a pipe's worth) or `stop` ends the waits for `onChunk`: the rest is
+ * read at once, and a consumer slower than the grace a caller gives the reading loses nothing.
  */
 export async function drainStream(
   stream: ReadableStream<Uint8Array>,
   capture: ByteCapture,
   onChunk?: (chunk: Uint8Array) => unknown,
   stop?: AbortSignal,
+  letGo?: AbortSignal,
 ): Promise<void> {
   const reader = chunkReader(stream);
   const cancel = () => void reader.cancel().catch(() => {});
@@ -41,7 +44,7 @@ export async function drainStream(
       capture.push(chunk);
       const taken = callHolding(onChunk, chunk);
       const room = capture.ready?.();
-      if (taken !== undefined) await untilStopped(taken, stop);
+      if (taken !== undefined) await untilAborted(taken, [letGo, stop]);
       if (room !== undefined) await room;
     }
   } catch {
@@ -52,19 +55,20 @@ export async function drainStream(
   }
 }
 
-/** `hold`, or less when `stop` is aborted first (a consumer that never takes its chunk cannot keep the reader). */
-async function untilStopped(hold: Promise<void>, stop: AbortSignal | undefined): Promise<void> {
-  if (stop === undefined) return hold;
-  if (stop.aborted) return undefined;
+/** `hold`, or less when one of `signals` is aborted first (a consumer that never takes its chunk cannot keep the reader). */
+async function untilAborted(hold: Promise<void>, signals: readonly (AbortSignal | undefined)[]): Promise<void> {
+  const present = signals.filter((signal) => signal !== undefined);
+  if (present.length === 0) return hold;
+  if (present.some((signal) => signal.aborted)) return undefined;
   let onAbort = () => {};
   const aborted = new Promise<void>((resolve) => {
     onAbort = () => resolve();
-    stop.addEventListener("abort", onAbort, { once: true });
+    for (const signal of present) signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
     await Promise.race([hold, aborted]);
   } finally {
-    stop.removeEventListener("abort", onAbort);
+    for (const signal of present) signal.removeEventListener("abort", onAbort);
   }
 }
 

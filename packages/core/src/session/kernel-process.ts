@@ -71,6 +71,8 @@ export class KernelProcess {
   #ended: CellEnding | undefined;
   readonly #drained: Promise<unknown>;
   readonly #released = new AbortController();
+  /** Aborted when the kernel has ended: the live consumers' holds are let go (see `drainStream`). */
+  readonly #gone = new AbortController();
   #onStarted: () => void = () => {};
   /**
    * Resolves once the kernel has imported the tools module and waits for its first cell, or has
@@ -159,6 +161,7 @@ export class KernelProcess {
         return taking;
       },
       this.#released.signal,
+      this.#gone.signal,
     );
     splitter.end();
   }
@@ -206,6 +209,7 @@ export class KernelProcess {
 
   #end(ending: CellEnding): void {
     this.#ended ??= ending;
+    this.#gone.abort();
     this.#onStarted();
     void this.#settleEnded(ending);
   }
