@@ -106,9 +106,10 @@ class Channel {
    * reader blocks the script as a slow terminal would, instead of the buffer growing.
    */
   #room(takesMore: boolean): Promise<void> | undefined {
-    if (takesMore) return undefined;
+    // A stream already closed or ended will not say so again: nothing to wait for.
+    const stream = this.stream as NodeJS.WritableStream & { destroyed?: boolean; writableEnded?: boolean };
+    if (takesMore || stream.destroyed === true || stream.writableEnded === true) return undefined;
     return (this.#draining ??= new Promise<void>((resolve) => {
-      const stream = this.stream;
       const settle = () => {
         stream.off("drain", settle);
         stream.off("close", settle);

@@ -471,6 +471,28 @@ sys.exit(3)
     );
 
     it(
+      "times a run out and ends it, though its live-output consumer never takes a chunk",
+      async () => {
+        let chunks = 0;
+        const result = await run(
+          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(64 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
+          {
+            limits: { timeoutMs: 1_500, killGraceMs: 500 },
+            onStdout: () => {
+              chunks += 1;
+              return new Promise<void>(() => {});
+            },
+          },
+        );
+        expect(result.status).toBe("timeout");
+        // The kill was seen to end the script: not a backend that lost track of it.
+        expect(result.error).not.toMatch(/may still be running/);
+        expect(chunks).toBeGreaterThanOrEqual(1);
+      },
+      timeout,
+    );
+
+    it(
       "leaves no piece of a secret where truncation cuts the output",
       async () => {
         // A value the redactor knows (dropped from the environment's env), printed so that it

@@ -272,6 +272,26 @@ print(repr(sys.stdin.read()))
     );
 
     it(
+      "interrupts a cell that times out and keeps the state, though its live-output consumer never takes a chunk",
+      async () => {
+        let holding = false;
+        const kernel = session({
+          limits: { timeoutMs: 3_000, killGraceMs: 20_000 },
+          onStdout: () => (holding ? new Promise<void>(() => {}) : undefined),
+        });
+        await kernel.run("kept = 41");
+        holding = true;
+        const held = await kernel.run(
+          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(64 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
+        );
+        holding = false;
+        expect(held).toMatchObject({ status: "timeout", state: "kept" });
+        expect((await kernel.run("print(kept + 1)")).output).toBe("42\n");
+      },
+      timeout,
+    );
+
+    it(
       "reset() starts a fresh kernel; cell numbers go on",
       async () => {
         const kernel = session();

@@ -60,7 +60,10 @@ export interface CodeToolCallContext {
   readonly signal?: AbortSignal;
   /** Decides this call's approvals instead of the tool's `onApproval`. */
   readonly onApproval?: ApprovalHandler;
-  /** Gets this call's events, after the tool's own `onEvent`. */
+  /**
+   * Gets this call's events, after the tool's own `onEvent`. A promise it returns for an output
+   * event holds the script's output until it settles (see `ExecuteCodeOptions.onStdout`).
+   */
   readonly onEvent?: (event: RunEvent) => unknown;
   /**
    * With `session`: the conversation this call belongs to (a chat's id, an MCP session's id).

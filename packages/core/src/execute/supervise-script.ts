@@ -89,8 +89,8 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
   const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
   const released = new AbortController();
-  // Once the script has exited, a live consumer's holds are let go: what is left is a pipe's worth,
-  // read at once rather than lost to the drain grace below behind a slow reader.
+  // Once the script has exited (or been killed), a live consumer's holds are let go: what is left
+  // is a pipe's worth, read at once rather than lost to the drain grace below behind a slow reader.
   const exited = new AbortController();
   const drained = Promise.all([
     drainStream(process.stdout, stdout, stdoutSink?.write, released.signal, exited.signal),
@@ -104,7 +104,9 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     if (reason !== "exited") return;
     reason = why;
     options.onStopping?.(why);
-    void process.kill({ graceMs: limits.killGraceMs });
+    // Being killed, the script writes nothing more worth waiting for: a consumer's holds would
+    // only delay its end (a backend that reports the exit once all output is read never would).
+    void process.kill({ graceMs: limits.killGraceMs }).finally(() => exited.abort());
   };
   const timer = options.timeLimit ?? new PausableTimer();
   timer.start(limits.timeoutMs, () => stop("timeout"));

@@ -56,7 +56,7 @@ export async function drainStream(
 }
 
 /** `hold`, or less when one of `signals` is aborted first (a consumer that never takes its chunk cannot keep the reader). */
-async function untilAborted(hold: Promise<void>, signals: readonly (AbortSignal | undefined)[]): Promise<void> {
+export async function untilAborted(hold: Promise<void>, signals: readonly (AbortSignal | undefined)[]): Promise<void> {
   const present = signals.filter((signal) => signal !== undefined);
   if (present.length === 0) return hold;
   if (present.some((signal) => signal.aborted)) return undefined;

@@ -7,7 +7,7 @@ import type { EnvironmentProcess, ProcessExit } from "../environment.js";
 import { errorMessage } from "../errors.js";
 import { OutputCapture, type ByteSink } from "../execute/output-capture.js";
 import type { OutputSink } from "../execute/redacting-sink.js";
-import { drainStream } from "../process/collect.js";
+import { drainStream, untilAborted } from "../process/collect.js";
 import { holdOf, joinHolds } from "../safe-callback.js";
 import { delay } from "../timers/delay.js";
 import { CellMarkerSplitter } from "./cell-markers.js";
@@ -53,6 +53,11 @@ interface ActiveCell {
   readonly stderr: OutputCapture;
   outcome?: { status: "ok" | "error" | "interrupted"; exitCode: number; stderrMarked: boolean; kernelEnds?: string };
   stderrMarked: boolean;
+  /**
+   * Aborted when the cell is interrupted: its end marker comes through the output, so a live
+   * consumer's hold must not keep it from being read before the kill grace is over.
+   */
+  readonly letGo: AbortController;
   readonly settle: (output: CellOutput) => void;
 }
 
@@ -110,6 +115,7 @@ export class KernelProcess {
         stdout: new OutputCapture(sinks.maxStdoutBytes, { ...guard, ...(sinks.spill === undefined ? {} : { spill: sinks.spill }) }),
         stderr: new OutputCapture(sinks.maxStderrBytes, guard),
         stderrMarked: false,
+        letGo: new AbortController(),
         settle,
       };
       this.#cell = cell;
@@ -124,6 +130,7 @@ export class KernelProcess {
 
   /** Asks the kernel to interrupt cell `number` (KeyboardInterrupt); ignored when it has ended. */
   interrupt(number: number): void {
+    if (this.#cell?.number === number) this.#cell.letGo.abort();
     this.#send({ interrupt: number });
   }
 
@@ -177,7 +184,8 @@ export class KernelProcess {
       return;
     }
     cell[which].push(chunk);
-    const taking = holdOf(cell.sinks[which]?.write(chunk));
+    const held = holdOf(cell.sinks[which]?.write(chunk));
+    const taking = held === undefined ? undefined : untilAborted(held, [cell.letGo.signal]);
     if (taking !== undefined) this.#taking[which] = joinHolds(this.#taking[which], taking);
   }
 
