@@ -475,7 +475,7 @@ sys.exit(3)
       async () => {
         let chunks = 0;
         const result = await run(
-          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(64 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
+          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(8 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
           {
             limits: { timeoutMs: 1_500, killGraceMs: 500 },
             onStdout: () => {

@@ -282,7 +282,7 @@ print(repr(sys.stdin.read()))
         await kernel.run("kept = 41");
         holding = true;
         const held = await kernel.run(
-          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(64 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
+          `import sys, time\nline = "x" * 1023 + "\\n"\nfor _ in range(8 * 1024):\n    sys.stdout.write(line)\ntime.sleep(60)`,
         );
         holding = false;
         expect(held).toMatchObject({ status: "timeout", state: "kept" });

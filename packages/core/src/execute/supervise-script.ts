@@ -89,12 +89,12 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
   const stdoutSink = options.onStdout && redactingSink(options.onStdout, knownSecrets);
   const stderrSink = options.onStderr && redactingSink(options.onStderr, knownSecrets);
   const released = new AbortController();
-  // Once the script has exited (or been killed), a live consumer's holds are let go: what is left
-  // is a pipe's worth, read at once rather than lost to the drain grace below behind a slow reader.
-  const exited = new AbortController();
+  // Once the script has exited (or is being stopped), a live consumer's holds are let go: what is
+  // left is a pipe's worth, read at once rather than lost to the drain grace below behind a slow reader.
+  const letGo = new AbortController();
   const drained = Promise.all([
-    drainStream(process.stdout, stdout, stdoutSink?.write, released.signal, exited.signal),
-    drainStream(process.stderr, stderr, stderrSink?.write, released.signal, exited.signal),
+    drainStream(process.stdout, stdout, stdoutSink?.write, released.signal, letGo.signal),
+    drainStream(process.stderr, stderr, stderrSink?.write, released.signal, letGo.signal),
   ]);
   void writeStdin(process.stdin);
 
@@ -104,9 +104,11 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     if (reason !== "exited") return;
     reason = why;
     options.onStopping?.(why);
-    // Being killed, the script writes nothing more worth waiting for: a consumer's holds would
-    // only delay its end (a backend that reports the exit once all output is read never would).
-    void process.kill({ graceMs: limits.killGraceMs }).finally(() => exited.abort());
+    // Being stopped, the script writes nothing more worth waiting for: a consumer's holds would
+    // only delay its end (a backend that reports the exit, or completes the kill, once all output
+    // is read would wait for its backstop). What it writes during the kill grace is read at once.
+    letGo.abort();
+    void process.kill({ graceMs: limits.killGraceMs });
   };
   const timer = options.timeLimit ?? new PausableTimer();
   timer.start(limits.timeoutMs, () => stop("timeout"));
@@ -128,7 +130,7 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
       // what the model needs to see (how far the script got).
       ending = { reason: "lost", lostBecause: errorMessage(error) };
     }
-    exited.abort();
+    letGo.abort();
     // The script's process has exited and the backend has ended what it left, so the pipes close
     // at once. The grace keeps what is still in them; past it the streams are let go, so a
     // leftover that holds a pipe (one nothing could find) neither delays the result nor keeps
