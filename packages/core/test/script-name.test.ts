@@ -17,11 +17,19 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-/** Runs `source` as the run dir's script.py, named `name` (or not), from a working directory where no file has that name. */
-async function runNamed(source: string, name?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `source` (text, or bytes as they are) as the run dir's script.py, named `name` (or not), from `cwd` (by default a working directory where no file has that name), with `env` added to the environment. */
+async function runNamed(
+  source: string | Uint8Array,
+  name?: string,
+  { cwd = tmpdir(), env = {} }: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = path.join(dir, "script.py");
   await writeFile(script, source);
-  const child = spawn("sh", ["-c", launchScriptCommand("python3", script, undefined, name)], { cwd: tmpdir(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("sh", ["-c", launchScriptCommand("python3", script, undefined, name)], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -42,6 +50,56 @@ describe("a script run under its own name", () => {
         "ValueError: boom\n",
       ].join("\n"),
     );
+  });
+
+  it("shows the script's own lines even where a file of that name holds others", async () => {
+    const elsewhere = await mkdtemp(path.join(tmpdir(), "codecall-script-name-cwd-"));
+    try {
+      await writeFile(path.join(elsewhere, "my_script.py"), "# not the script\n# still not\n");
+      const result = await runNamed("x = 1\nraise ValueError('boom')\n", "my_script.py", { cwd: elsewhere });
+      expect(result.stderr).toBe(
+        "Traceback (most recent call last):\n  File \"my_script.py\", line 2, in <module>\n    raise ValueError('boom')\nValueError: boom\n",
+      );
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("shows lines decoded by the script's own coding declaration, from a stack the script prints itself", async () => {
+    const source = Buffer.concat([
+      Buffer.from("# -*- coding: latin-1 -*-\nimport traceback\ns = '"),
+      Buffer.from([0xe9]),
+      Buffer.from("'; traceback.print_stack()\n"),
+    ]);
+    const result = await runNamed(source, "accents.py");
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    // The stack's last frame is the script's (the runner's frames lead it).
+    expect(result.stderr.endsWith("  File \"accents.py\", line 3, in <module>\n    s = '\u00e9'; traceback.print_stack()\n")).toBe(true);
+  });
+
+  it("leaves linecache as Python loads it and no finder of its own behind once linecache is imported", async () => {
+    const result = await runNamed(
+      "import sys\nbefore = len(sys.meta_path)\nimport linecache\nprint(type(linecache.__loader__).__name__, linecache.__spec__.loader is linecache.__loader__, len(sys.meta_path) == before - 1)\nprint(repr(linecache.getline('named.py', 1)))\n",
+      "named.py",
+    );
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe("SourceFileLoader True True\n'import sys\\n'\n");
+  });
+
+  it("shows its lines when a start-up hook imported linecache before the runner started", async () => {
+    const hooks = await mkdtemp(path.join(tmpdir(), "codecall-script-name-hooks-"));
+    try {
+      await writeFile(path.join(hooks, "sitecustomize.py"), "import linecache\n");
+      await writeFile(path.join(hooks, "early.py"), "# not the script\n# still not\n# nor this\n");
+      const result = await runNamed("import sys\nprint('linecache' in sys.modules)\nraise ValueError('early')\n", "early.py", {
+        cwd: hooks,
+        env: { PYTHONPATH: hooks },
+      });
+      expect(result.stdout).toBe("True\n");
+      expect(result.stderr).toContain("  File \"early.py\", line 3, in <module>\n    raise ValueError('early')\n");
+    } finally {
+      await rm(hooks, { recursive: true, force: true });
+    }
   });
 
   it("a syntax error is reported as Python reports one in a file, under the name", async () => {
