@@ -145,7 +145,6 @@ describe("drainStream", () => {
     const drained = drainStream(source.stream, fromLent);
     expect(source.stream.locked).toBe(true);
     await drained;
-    expect(source.stream.locked).toBe(false);
     const fromPlain = capture();
     await drainStream(plainSource(BIG), fromPlain);
     expect(Buffer.compare(await fromLent.spillFile(), await fromPlain.spillFile())).toBe(0);
@@ -159,6 +158,29 @@ describe("drainStream", () => {
     await draining;
     expect(stopped.cancelled()).toBe(true);
     expect(partial.totalBytes).toBeLessThan(BIG.length);
+  });
+
+  it("cancels the stream, and ends, when its capture fails part-way (its writer is not left blocked)", async () => {
+    // A writer that never stops (a script still printing): only a cancel ends its stream.
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new Uint8Array(1024)),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    let pushes = 0;
+    const failing = {
+      push: () => {
+        pushes += 1;
+        if (pushes === 3) throw new Error("the disk is full");
+      },
+      totalBytes: 0,
+      finish: () => undefined as never,
+    };
+    await drainStream(endless, failing);
+    expect(pushes).toBe(3);
+    expect(cancelled).toBe(true);
   });
 
   it("lends live output each chunk in order, for the call", async () => {

@@ -17,20 +17,19 @@ export interface ChunkReader {
   /** The next chunk, or `undefined` at the end; a chunk is valid only until the next call. */
   read(): Promise<Uint8Array | undefined>;
   cancel(): Promise<void>;
-  releaseLock(): void;
 }
 
 /**
  * The key of an optional method of a `ReadableStream` (set by a backend on the streams it makes):
  * a reader of the stream's bytes whose chunks are lent, valid until the next `read()`. It reads
  * the same bytes the stream would give, and only while the stream is locked by the caller (who
- * cancels and releases through the stream's own reader).
+ * cancels through the stream's own reader).
  */
 export const LENT_CHUNKS: unique symbol = Symbol.for("codecall.lentChunks");
 
 /** A stream that offers {@link LENT_CHUNKS}. */
 export interface LentChunkStream extends ReadableStream<Uint8Array> {
-  /** Only `read()`: cancelling and releasing go through the stream's own reader. */
+  /** Only `read()`: cancelling goes through the stream's own reader. */
   [LENT_CHUNKS](): Pick<ChunkReader, "read">;
 }
 
@@ -41,7 +40,7 @@ export function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
     // The stream's own (default) reader holds the lock and cancels; it is never read.
     const lock = stream.getReader();
     const { read } = lent.call(stream);
-    return { read, cancel: () => lock.cancel(), releaseLock: () => lock.releaseLock() };
+    return { read, cancel: () => lock.cancel() };
   }
   let byob: ReadableStreamBYOBReader;
   try {
@@ -55,7 +54,6 @@ export function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
         return done ? undefined : value;
       },
       cancel: () => reader.cancel(),
-      releaseLock: () => reader.releaseLock(),
     };
   }
   let buffer = new Uint8Array(READ_BUFFER_BYTES);
@@ -68,6 +66,5 @@ export function chunkReader(stream: ReadableStream<Uint8Array>): ChunkReader {
       return value;
     },
     cancel: () => byob.cancel(),
-    releaseLock: () => byob.releaseLock(),
   };
 }

@@ -29,9 +29,7 @@ export class StreamTail {
         this.#text = (this.#text + decoder.decode(value, { stream: true })).slice(-this.#maxChars);
       }
     } catch {
-      // Only diagnostics are lost.
-    } finally {
-      reader.releaseLock();
+      // Only diagnostics are lost. The lock is kept on the ended stream (see drainStream).
     }
   }
 }
