@@ -135,6 +135,21 @@ describe("the session kernel", () => {
     expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
   });
 
+  it("ends a cell that puts another file at the channel's number as broken, even when the kernel reads it before the cell ends", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    // The reader is blocked on the old channel when the cell swaps it (the read holds it); the
+    // interrupt for a cell long gone wakes it, and its next read is of /dev/null: an end of input
+    // that is not the host's.
+    const swapping = "import os, time\nos.closerange(3, 4096)\nreused = open(os.devnull)\nprint('swapped', flush=True)\ntime.sleep(1)";
+    const output = await kernel.run(2, swapping, {
+      ...sinks,
+      stdout: { write: () => kernel.interrupt(1), end: () => {} },
+    });
+    expect(output.ending).toMatchObject({ kind: "finished", status: "error", exitCode: 1 });
+    expect(output.stderr.finish().text).toContain("this cell closed the session kernel's channel to the host");
+  });
+
   it("treats a KeyboardInterrupt the cell raises itself as an error", async () => {
     const kernel = start();
     const output = await kernel.run(1, "raise KeyboardInterrupt", sinks);

@@ -172,7 +172,12 @@ class Kernel:
         the host sees it gone at once instead of waiting out a cell it can never send."""
         try:
             self._read_requests()
+            # The end of the input: the host closed its end, or a cell closed the channel and
+            # something it opened (/dev/null) took its number, to be read at the reader's next read.
+            broken = _identity(self.control.fileno()) != self.channel
         except Exception:
+            broken = True
+        if broken:
             with self.lock:
                 # The cell that broke it says so as it ends, and ends the kernel (see end_cell).
                 if self.running is not None or self.leaving:
