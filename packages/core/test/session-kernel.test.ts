@@ -150,6 +150,53 @@ describe("the session kernel", () => {
     expect(output.stderr.finish().text).toContain("this cell closed the session kernel's channel to the host");
   });
 
+  it("keeps serving after a cell replaces its stdout over the kernel's own (detached, or wrapping its buffer)", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    const replacements = [
+      "import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.detach(), encoding='utf-8')\nprint('detached')",
+      "import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\nprint('wrapped')",
+    ];
+    for (const [index, replacing] of replacements.entries()) {
+      const number = 2 + index * 2;
+      expect((await kernel.run(number, replacing, sinks)).ending).toEqual({ kind: "finished", status: "ok", exitCode: 0 });
+      // The cell's own stream is dropped as the cell ends; the next cell prints on the kernel's.
+      expect(text(await kernel.run(number + 1, "print(kept)", sinks))).toEqual({
+        stdout: "yes\n",
+        stderr: "",
+        ending: { kind: "finished", status: "ok", exitCode: 0 },
+      });
+    }
+  });
+
+  it("reports a cell's error or exit message when the cell left no way to print it, and keeps serving", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    const closed = await kernel.run(2, "import sys\nsys.stderr.close()\nraise ValueError('unseen')", sinks);
+    expect(closed.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
+    expect(closed.stderr.finish().text).toMatch(/Traceback[^]*ValueError: unseen\n$/);
+    const exited = await kernel.run(3, "import sys\nsys.stderr = None\nsys.exit('bye')", sinks);
+    expect(text(exited)).toMatchObject({ stderr: "bye\n", ending: { kind: "finished", status: "ok", exitCode: 1 } });
+    const shallow = await kernel.run(4, "import sys\nsys.setrecursionlimit(12)\nraise ValueError('shallow')", sinks);
+    expect(shallow.ending).toEqual({ kind: "finished", status: "error", exitCode: 1 });
+    expect(shallow.stderr.finish().text).toContain("ValueError: shallow");
+    // What the kernel's own end of a cell uses is bound before any cell runs.
+    await kernel.run(5, "import sys, threading\nsys.getrecursionlimit = sys.setrecursionlimit = threading.main_thread = None", sinks);
+    expect(text(await kernel.run(6, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
+  });
+
+  it("ends a cell whose end is interrupted part-way (a time limit's interrupt as the cell ends), and keeps serving", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    // The interrupt lands in a system call of the kernel's end of the cell: here, the descriptor
+    // check, which raises it once (the cell reaches the kernel's functions through its frame).
+    const arming =
+      "import sys\nkernel = sys._getframe().f_back.f_globals\nreal = kernel['_identity']\nfirst = [True]\n" +
+      "def once(fd):\n    if first.pop() if first else False:\n        raise KeyboardInterrupt\n    return real(fd)\nkernel['_identity'] = once\nprint('armed')";
+    expect(text(await kernel.run(2, arming, sinks))).toEqual({ stdout: "armed\n", stderr: "", ending: { kind: "finished", status: "ok", exitCode: 0 } });
+    expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
+  });
+
   it("treats a KeyboardInterrupt the cell raises itself as an error", async () => {
     const kernel = start();
     const output = await kernel.run(1, "raise KeyboardInterrupt", sinks);

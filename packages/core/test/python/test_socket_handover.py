@@ -198,6 +198,72 @@ class HandoverTest(unittest.TestCase):
         connection.sendall(echo_answer(request))
         self.assertEqual(later.outcome(), ("result", "later"))
 
+    def interrupt_after_next_send(self):
+        """Makes the connection's next send go out whole and then raise, as a signal handler's
+        exception (KeyboardInterrupt) does when the signal came during the send: Python runs the
+        handler once the system call has returned. Returns the exception's class."""
+
+        class Interrupted(Exception):
+            pass
+
+        connection = self.connection()
+        real = connection.sock
+
+        class SendThenRaise:
+            def sendall(self, data):
+                real.sendall(data)
+                connection.sock = real
+                raise Interrupted()
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+        connection.sock = SendThenRaise()  # pyright: ignore[reportAttributeAccessIssue] -- a socket in all it is asked
+        return Interrupted
+
+    def open_connection(self):
+        """Opens the client's connection with one answered call; returns the host's end of it."""
+        opening, request, connection = self.call_in_thread("open")
+        connection.sendall(echo_answer(request))
+        self.assertEqual(opening.outcome(), ("result", "open"))
+        return connection
+
+    def test_a_blocking_call_interrupted_just_after_its_send_gives_the_reading_up(self):
+        connection = self.open_connection()
+        interrupted = self.interrupt_after_next_send()
+        with self.assertRaises(interrupted):
+            self.client.call("tools/call", {"name": "echo", "arguments": {"text": "abandoned"}})
+        abandoned, _ = self.host.next_request()  # It went out.
+        self.assertFalse(self.connection().reading)
+        later, later_request, _ = self.call_in_thread("later")
+        # The abandoned call's answer comes first and goes nowhere; the next call is not left
+        # waiting for a reader that is gone.
+        connection.sendall(echo_answer(abandoned) + echo_answer(later_request))
+        self.assertEqual(later.outcome(), ("result", "later"))
+
+    def test_a_submit_interrupted_just_after_its_send_gives_the_reading_up(self):
+        connection = self.open_connection()
+        interrupted = self.interrupt_after_next_send()
+        with self.assertRaises(interrupted):
+            self.client.submit("tools/call", {"name": "echo", "arguments": {"text": "abandoned"}})
+        abandoned, _ = self.host.next_request()
+        self.assertFalse(self.connection().reading)
+        future = self.client.submit("tools/call", {"name": "echo", "arguments": {"text": "later"}})
+        later_request, _ = self.host.next_request()
+        connection.sendall(echo_answer(abandoned) + echo_answer(later_request))
+        self.assertEqual(future.result(TIMEOUT), "later")
+
+    def test_a_follower_interrupted_just_after_its_send_leaves_the_leader_reading(self):
+        leader, leader_request, connection = self.call_in_thread("leader")
+        interrupted = self.interrupt_after_next_send()
+        with self.assertRaises(interrupted):
+            self.client.call("tools/call", {"name": "echo", "arguments": {"text": "abandoned"}})
+        abandoned, _ = self.host.next_request()
+        self.assertTrue(self.connection().reading)  # Still the leader's.
+        connection.sendall(echo_answer(abandoned) + echo_answer(leader_request))
+        self.assertEqual(leader.outcome(), ("result", "leader"))
+        self.assertFalse(self.connection().reading)
+
     def test_many_threads_and_futures_each_get_their_own_answer_whatever_the_order(self):
         # The host answers in shuffled batches of 1-4, in one write each: every kind of hand-over
         # (answer for another thread, own answer first, answers left in the buffer) happens.

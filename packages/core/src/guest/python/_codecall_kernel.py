@@ -43,6 +43,8 @@ _KERNEL_FILE = __file__
 # modules, and one that patches `json.dumps` or `os.write` must not break every later cell's end.
 _dumps, _loads = json.dumps, json.loads
 _os_write, _os_kill, _os_getpid, _os_exit, _os_dup2, _os_fstat = os.write, os.kill, os.getpid, os._exit, os.dup2, os.fstat
+_getrecursionlimit, _setrecursionlimit = sys.getrecursionlimit, sys.setrecursionlimit
+_MAIN_THREAD = threading.main_thread()
 _KERNEL_PID = _os_getpid()
 # A task a thread pool runs belongs to the cell that submitted it (see `_pooled`).
 _task_cell = threading.local()
@@ -119,9 +121,23 @@ class Output:
             except OSError:
                 continue  # The cell closed the kernel's copy too (os.closerange): left as it is.
             stream = self.streams[fd]
-            if stream is None or stream.closed:
+            if not _usable(stream):
                 stream = self.streams[fd] = _reopened(fd, stream)
             setattr(sys, name, stream)
+            # Dropping the cell's own stream may have closed the kernel's: a wrapper the cell made
+            # over the kernel's buffer (io.TextIOWrapper(sys.stdout.buffer)) closes it as it goes.
+            if not _usable(stream):
+                stream = self.streams[fd] = _reopened(fd, stream)
+                setattr(sys, name, stream)
+
+
+def _usable(stream):
+    # type: (Any) -> bool
+    """The stream can still be written: not None, not closed, not detached."""
+    try:
+        return stream is not None and not stream.closed
+    except ValueError:
+        return False  # Detached (io.TextIOWrapper(sys.stdout.detach())): its buffer is the cell's now.
 
 
 def _reopened(fd, closed):
@@ -218,15 +234,18 @@ class Kernel:
             except KeyboardInterrupt:
                 continue  # An interrupt that came just after its cell ended.
             number = request["run"]
-            setattr(threading.main_thread(), "_codecall_cell", number)
-            with self.lock:
-                self.running = number
-                cancelled = number in self.interrupted
             try:
+                setattr(_MAIN_THREAD, "_codecall_cell", number)
+                with self.lock:
+                    self.running = number
+                    cancelled = number in self.interrupted
                 status, exit_code = ("interrupted", 130) if cancelled else self.run_cell(number, request["code"])
             except KeyboardInterrupt:
-                # Landed in the kernel's own code, after the cell's but before it was reported.
+                # Landed in the kernel's own code, before the cell's or after it but before it was
+                # reported (a time limit's interrupt as the cell ends): the cell ends all the same.
                 status, exit_code = ("interrupted", 130) if number in self.interrupted else ("error", 1)
+            except BaseException:
+                status, exit_code = "error", 1  # Its report could not be written: see run_cell.
             self.end_cell(number, status, exit_code)
 
     def run_cell(self, number, code):
@@ -238,35 +257,59 @@ class Kernel:
             exec(compile(code, name, "exec", dont_inherit=True), self.globals)
             return "ok", 0
         except SystemExit as error:
-            return "ok", _exit_status(error.code)
+            requested = error.code
+            return "ok", self.reporting(lambda: _exit_status(requested), lambda: _safe_str(requested))
         except KeyboardInterrupt as error:
             if number in self.interrupted:
                 return "interrupted", 130
-            _report(error)
+            self.reporting(lambda: _report(error), lambda: _error_line(error))
             return "error", 1
         except BaseException as error:
-            _report(error)
+            self.reporting(lambda: _report(error), lambda: _error_line(error))
             return "error", 1
+
+    def reporting(self, report, line):
+        # type: (Callable[[], Any], Callable[[], str]) -> Any
+        """`report()` (a traceback, sys.exit's message: what a script's end prints), even when
+        the cell left no way to print it: its stderr closed or gone, a recursion limit too low for
+        the traceback module. Tried as the cell left things, then on the kernel's own stderr;
+        failing that, `line()` is written as it is, and the status is 1."""
+        _ensure_recursion_room()
+        try:
+            return report()
+        except Exception:
+            pass
+        _flush()
+        try:
+            self.output.restore()
+            return report()
+        except Exception:
+            _write(2, (line() + "\n").encode("utf-8", "backslashreplace"))
+            return 1
 
     def end_cell(self, number, status, exit_code):
         # type: (int, str, int) -> None
-        if _os_getpid() != _KERNEL_PID:
-            # A child the cell forked that ran on past the cell's end: it ends here, as a script's
-            # child would at the end of the script.
-            _flush()
-            _os_exit(exit_code)
-        if sys.getrecursionlimit() < _KERNEL_RECURSION_LIMIT:
-            sys.setrecursionlimit(_KERNEL_RECURSION_LIMIT)  # A cell's low limit would break its own end.
-        deaf = _identity(self.control.fileno()) != self.channel
+        # All of it may be interrupted (a time limit's interrupt that comes as the cell ends, in
+        # any system call here), and all of it may be done again.
         while True:
             try:
+                if _os_getpid() != _KERNEL_PID:
+                    # A child the cell forked that ran on past the cell's end: it ends here, as a
+                    # script's child would at the end of the script.
+                    _flush()
+                    _os_exit(exit_code)
+                _ensure_recursion_room()
+                deaf = _identity(self.control.fileno()) != self.channel
                 with self.lock:
                     self.running = None
                     self.ended = number
                     self.interrupted.discard(number)
                     self.leaving = deaf
                 _flush()
-                self.output.restore()
+                try:
+                    self.output.restore()
+                except Exception:
+                    pass  # The markers go to the descriptors themselves.
                 if deaf:
                     status, exit_code = "error", 1
                     _write(2, _DEAF_KERNEL)
@@ -287,6 +330,25 @@ _KERNEL_RECURSION_LIMIT = 100
 _DEAF_KERNEL = b"codecall: this cell closed the session kernel's channel to the host (os.closerange?)\n"
 
 
+def _ensure_recursion_room():
+    # A cell's low limit would break its own end, and the printing of its traceback.
+    if _getrecursionlimit() < _KERNEL_RECURSION_LIMIT:
+        _setrecursionlimit(_KERNEL_RECURSION_LIMIT)
+
+
+def _error_line(error):
+    # type: (BaseException) -> str
+    return "%s: %s" % (type(error).__name__, _safe_str(error))
+
+
+def _safe_str(value):
+    # type: (Any) -> str
+    try:
+        return str(value)
+    except Exception:
+        return "(unprintable)"
+
+
 def _identity(fd):
     # type: (int) -> Optional[tuple]
     """What descriptor `fd` is open on, or None when it is closed: a cell that closed the
@@ -305,6 +367,9 @@ def _exit_status(code):
         return 0
     if isinstance(code, int):
         return code & 0xFF
+    if sys.stderr is None:
+        # print() would write to stdout; Python prints it on the process's own stderr.
+        raise ValueError("sys.stderr is None")
     print(code, file=sys.stderr)
     return 1
 

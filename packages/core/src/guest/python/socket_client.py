@@ -29,7 +29,8 @@ _CLOSED = "the connection to the codecall host closed; the call was not retried"
 class _Call:
     """One request in flight: its tool, and either the future of `submit()` or, for a blocking
     `call()` that waits while another thread leads, a held lock released to wake it (when its
-    outcome is in, or when it is handed the reading, `lead`)."""
+    outcome is in, or when it is handed the reading). `lead` says the call's thread holds the
+    reader role (claimed when it started, or handed to it), until it gives the role up."""
 
     __slots__ = ("tool", "future", "wake", "lead", "done", "result", "error")
 
@@ -132,9 +133,10 @@ class SocketClient:
         self._ids = itertools.count(1)
 
     def _start(self, method, params, call):
-        """Encodes the request and registers `call` on the connection (opened if need be). Returns
-        (connection, request id, frame, whether the caller now holds the reader role). Raises
-        ToolError."""
+        """Encodes the request and registers `call` on the connection (opened if need be), claiming
+        the reader role for it (`call.lead`) when nobody holds it. Returns (connection, request id,
+        frame, whether it claimed the role): `call.lead` itself may change as soon as the lock is
+        released (a follower handed the role). Raises ToolError."""
         if not self._path:
             raise ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=call.tool)
         request_id = next(self._ids)
@@ -148,48 +150,51 @@ class SocketClient:
                     raise ToolError("cannot reach the codecall host: %s" % error, tool=call.tool) from None
                 self._connection = connection
             connection.pending[request_id] = call
-            lead = not connection.reading
-            if lead:
-                connection.reading = True
+            if not connection.reading:
+                connection.reading = call.lead = True
             elif call.future is None:
                 call.wake = threading.Lock()
                 call.wake.acquire()
-        return connection, request_id, data, lead
+            return connection, request_id, data, call.lead
 
-    def _send(self, connection, request_id, data, call, lead):
-        """Sends a registered request; on failure the call is unregistered, the reader role passed on
-        if it holds it (from the start, or handed to it meanwhile), and ToolError raised."""
+    def _send(self, connection, data, call):
+        """Sends a registered request; raises ToolError when the connection fails."""
         try:
             with connection.send_lock:
                 connection.sock.sendall(data)
         except OSError as error:
-            with self._lock:
-                connection.pending.pop(request_id, None)
-                if lead or call.lead:
-                    self._pass_reading(connection)
             raise ToolError("lost the connection to the codecall host: %s" % error, tool=call.tool) from None
+
+    def _give_up(self, connection, request_id, call):
+        """Unregisters a call that will not take its answer (its send failed, or an exception
+        interrupted it: KeyboardInterrupt, a signal handler's), and passes the reader role on if
+        it holds it, so that no other call waits for a reader that is gone. Safe at any point
+        after `_start`, and more than once."""
+        with self._lock:
+            connection.pending.pop(request_id, None)
+            if call.lead:
+                call.lead = False
+                self._pass_reading(connection)
 
     def call(self, method, params):
         """Sends one request and blocks until its answer: see _codecall_client.pyi."""
         call = _Call(params.get("name"))
-        connection, request_id, data, lead = self._start(method, params, call)
-        self._send(connection, request_id, data, call, lead)
-        if not lead:
-            wake = call.wake
-            assert wake is not None  # _start makes one for every blocking call that follows.
-            try:
-                wake.acquire()
-            except BaseException:
-                # Interrupted while waiting (KeyboardInterrupt, a signal handler's exception): the
-                # call is abandoned, and a reader role handed to it meanwhile goes on to another.
-                with self._lock:
-                    connection.pending.pop(request_id, None)
-                    if call.lead:
-                        self._pass_reading(connection)
-                raise
-            if call.done:
-                return call.outcome()
-        self._lead(connection, call, request_id)
+        connection, request_id, data, claimed = self._start(method, params, call)
+        # Everything after _start is covered: an exception may land between any two bytecodes
+        # (a signal raised after the send, before the wait), and a call that leaves without giving
+        # up the role would leave every later call waiting for a reader that never comes.
+        try:
+            self._send(connection, data, call)
+            if not claimed:
+                wake = call.wake
+                assert wake is not None  # _start makes one for every blocking call that follows.
+                wake.acquire()  # Its outcome is in, or it was handed the reading (call.lead).
+                if call.done:
+                    return call.outcome()
+            self._lead(connection, call)
+        except BaseException:
+            self._give_up(connection, request_id, call)
+            raise
         return call.outcome()
 
     def submit(self, method, params):
@@ -197,27 +202,34 @@ class SocketClient:
         future = concurrent.futures.Future()
         call = _Call(params.get("name"), future)
         try:
-            connection, request_id, data, lead = self._start(method, params, call)
-            self._send(connection, request_id, data, call, lead)
+            connection, request_id, data, _ = self._start(method, params, call)
         except ToolError as error:
             return failed_future(error)
-        if lead:
-            self._wake_background(connection)
+        try:
+            self._send(connection, data, call)
+            with self._lock:
+                if call.lead:
+                    # The role, still marked taken, goes to the background reader.
+                    call.lead = False
+                    self._wake_background(connection)
+        except ToolError as error:
+            self._give_up(connection, request_id, call)
+            return failed_future(error)
+        except BaseException:
+            self._give_up(connection, request_id, call)
+            raise
         return future
 
-    def _lead(self, connection, own, own_id):
-        """Reads answers, settling each one's call, until `own` is settled; then passes the role on."""
-        try:
-            while not own.done:
-                if not self._read_one(connection):
-                    return
-        except BaseException:
-            # Interrupted while reading: the bytes read so far stay in the connection's buffer.
-            with self._lock:
-                connection.pending.pop(own_id, None)
-                self._pass_reading(connection)
-            raise
+    def _lead(self, connection, own):
+        """Reads answers, settling each one's call, until `own` is settled; then passes the role on.
+        An exception while reading leaves the bytes read so far in the connection's buffer, and the
+        role to the caller to give up."""
+        while not own.done:
+            if not self._read_one(connection):
+                own.lead = False  # The connection is gone, and the role with it.
+                return
         with self._lock:
+            own.lead = False
             self._pass_reading(connection)
 
     def _pass_reading(self, connection):
