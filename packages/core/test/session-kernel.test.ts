@@ -193,7 +193,11 @@ describe("the session kernel", () => {
     const arming =
       "import sys\nkernel = sys._getframe().f_back.f_globals\nreal = kernel['_identity']\nfirst = [True]\n" +
       "def once(fd):\n    if first.pop() if first else False:\n        raise KeyboardInterrupt\n    return real(fd)\nkernel['_identity'] = once\nprint('armed')";
-    expect(text(await kernel.run(2, arming, sinks))).toEqual({ stdout: "armed\n", stderr: "", ending: { kind: "finished", status: "ok", exitCode: 0 } });
+    expect(text(await kernel.run(2, arming, sinks))).toEqual({
+      stdout: "armed\n",
+      stderr: "",
+      ending: { kind: "finished", status: "ok", exitCode: 0 },
+    });
     expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
   });
 
