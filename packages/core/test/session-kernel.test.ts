@@ -201,6 +201,16 @@ describe("the session kernel", () => {
     expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
   });
 
+  it("interrupts a cell even when an earlier cell left SIGINT ignored", async () => {
+    const kernel = start();
+    await kernel.run(1, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)", sinks);
+    const running = kernel.run(2, "import time\nprint('sleeping', flush=True)\ntime.sleep(60)", {
+      ...sinks,
+      stdout: { write: () => kernel.interrupt(2), end: () => {} },
+    });
+    expect((await running).ending).toEqual({ kind: "finished", status: "interrupted", exitCode: 130 });
+  });
+
   it("treats a KeyboardInterrupt the cell raises itself as an error", async () => {
     const kernel = start();
     const output = await kernel.run(1, "raise KeyboardInterrupt", sinks);

@@ -45,6 +45,7 @@ _dumps, _loads = json.dumps, json.loads
 _os_write, _os_kill, _os_getpid, _os_exit, _os_dup2, _os_fstat = os.write, os.kill, os.getpid, os._exit, os.dup2, os.fstat
 _getrecursionlimit, _setrecursionlimit = sys.getrecursionlimit, sys.setrecursionlimit
 _MAIN_THREAD = threading.main_thread()
+_signal_signal, _signal_getsignal = signal.signal, signal.getsignal
 _KERNEL_PID = _os_getpid()
 # A task a thread pool runs belongs to the cell that submitted it (see `_pooled`).
 _task_cell = threading.local()
@@ -236,6 +237,10 @@ class Kernel:
             number = request["run"]
             try:
                 setattr(_MAIN_THREAD, "_codecall_cell", number)
+                # An interrupt is the kernel's (a time limit's, the host's): a handler, or SIG_IGN,
+                # that an earlier cell left for SIGINT would make this cell's ignore it.
+                if _signal_getsignal(signal.SIGINT) is not signal.default_int_handler:
+                    _signal_signal(signal.SIGINT, signal.default_int_handler)
                 with self.lock:
                     self.running = number
                     cancelled = number in self.interrupted
