@@ -201,6 +201,17 @@ describe("the session kernel", () => {
     expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
   });
 
+  it("loses no cell when an interrupt lands as the kernel takes the cell's request", async () => {
+    const kernel = start();
+    await kernel.run(1, "kept = 'yes'", sinks);
+    // The interrupt is raised once, just as the next request has been taken from the queue.
+    const arming =
+      "import sys\nkernel = sys._getframe().f_back.f_locals['self']\nreal = kernel.next_request\nfirst = [True]\n" +
+      "def once():\n    request = real()\n    if first.pop() if first else False:\n        raise KeyboardInterrupt\n    return request\nkernel.next_request = once";
+    await kernel.run(2, arming, sinks);
+    expect(text(await kernel.run(3, "print(kept)", sinks))).toMatchObject({ stdout: "yes\n", ending: { status: "ok" } });
+  });
+
   it("interrupts a cell even when an earlier cell left SIGINT ignored", async () => {
     const kernel = start();
     await kernel.run(1, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)", sinks);

@@ -223,10 +223,12 @@ class Kernel:
 
     def next_request(self):
         # type: () -> dict
+        """The first request waiting. It stays first in the queue until its cell has ended (see
+        end_cell): an interrupt that lands as it is taken loses no request."""
         with self.arrived:
             while not self.requests:
                 self.arrived.wait()
-            return self.requests.pop(0)
+            return self.requests[0]
 
     def serve(self):
         while True:
@@ -305,6 +307,9 @@ class Kernel:
                     _os_exit(exit_code)
                 _ensure_recursion_room()
                 deaf = _identity(self.control.fileno()) != self.channel
+                with self.arrived:
+                    if self.requests and self.requests[0].get("run") == number:
+                        self.requests.pop(0)
                 with self.lock:
                     self.running = None
                     self.ended = number
