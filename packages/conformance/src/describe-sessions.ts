@@ -389,6 +389,34 @@ print(repr(sys.stdin.read()))
     );
 
     it(
+      "never runs a cell whose signal was aborted before its turn (waiting behind another, or already aborted)",
+      async () => {
+        const kernel = session();
+        const scratch = await environment.tempDir();
+        try {
+          await kernel.run("kept = 'yes'");
+          const marker = (name: string) => `open(${JSON.stringify(`${scratch}/${name}`)}, "w").close()\nprint('ran')`;
+          const first = kernel.run("import time\ntime.sleep(0.5)");
+          const waiting = new AbortController();
+          const queued = kernel.run(marker("queued"), { signal: waiting.signal });
+          waiting.abort();
+          await first;
+          const already = kernel.run(marker("already"), { signal: AbortSignal.abort() });
+          for (const result of [await queued, await already]) {
+            expect(result).toMatchObject({ status: "interrupted", state: "kept" });
+            expect(result.output).not.toContain("ran");
+          }
+          const left = await environment.execute(`ls -A ${scratch}`);
+          expect(left.stdout).toBe("");
+          expect(await kernel.run("print(kept)")).toMatchObject({ status: "success", output: "yes\n", state: "kept" });
+        } finally {
+          await environment.remove(scratch);
+        }
+      },
+      timeout,
+    );
+
+    it(
       "says the state was lost when the kernel was killed from outside, and starts fresh",
       async () => {
         const kernel = session();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolCallEvent } from "../src/rpc/dispatcher.js";
+import type { RpcDispatcher, ToolCallEvent } from "../src/rpc/dispatcher.js";
 import type { ToolDefinition } from "../src/tool.js";
 import { call, decode, deferred, makeDispatcher, openConnection, send } from "./support/rpc.js";
 
@@ -76,6 +76,32 @@ describe("RpcDispatcher: close and cancellation", () => {
     expect(await send(connection, call(1, "now", {}))).toEqual({ jsonrpc: "2.0", id: 1, result: { at: 1 } });
     expect((await send(connection, call(2, "boom", {}))).error).toEqual({ code: -32004, message: "sync failure" });
     expect(dispatcher.inFlightCount).toBe(0);
+  });
+
+  it("does not run an approved call whose run stopped as the verdict came", async () => {
+    let ran = false;
+    const gated: ToolDefinition = {
+      name: "gated",
+      description: "needs approval",
+      parameters: { type: "object" },
+      needsApproval: true,
+      execute: () => {
+        ran = true;
+        return "done";
+      },
+    };
+    const dispatcher: RpcDispatcher = makeDispatcher({
+      tools: [gated],
+      onApproval: () => "approve",
+      // The verdict is out: the run is stopped before the tool would start.
+      onEvent: (event) => {
+        if (event.type === "approval-decided") dispatcher.close("the script was interrupted");
+      },
+    });
+    const connection = await openConnection(dispatcher);
+    const response = decode(await connection.handleFrame(call(4, "gated", {})));
+    expect(response.error).toEqual({ code: -32005, message: "Tool call cancelled: the script was interrupted" });
+    expect(ran).toBe(false);
   });
 
   it("refuses calls after close with Cancelled, without running the tool", async () => {

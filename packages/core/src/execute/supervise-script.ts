@@ -108,7 +108,11 @@ export async function superviseScript(options: SuperviseOptions): Promise<Superv
     // only delay its end (a backend that reports the exit, or completes the kill, once all output
     // is read would wait for its backstop). What it writes during the kill grace is read at once.
     letGo.abort();
-    void process.kill({ graceMs: limits.killGraceMs });
+    // A backend's kill that rejects must not become an unhandled rejection in the embedding host:
+    // the run ends by its exit, or by the exit-after-kill backstop, either way.
+    void Promise.resolve()
+      .then(() => process.kill({ graceMs: limits.killGraceMs }))
+      .catch(() => {});
   };
   const timer = options.timeLimit ?? new PausableTimer();
   timer.start(limits.timeoutMs, () => stop("timeout"));

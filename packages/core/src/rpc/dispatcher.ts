@@ -312,6 +312,8 @@ export class RpcDispatcher {
    */
   #execute(running: RunningCall, approvalWaitMs: number | undefined): string | Promise<string> {
     const { call, tool, start } = running;
+    // Cancelled between its approval and now (the run stopped as the verdict came): not run at all.
+    if (call.cancelled) return this.#end(running, this.#failure(running, call.reason), approvalWaitMs);
     let value: unknown;
     let thenable: boolean;
     try {

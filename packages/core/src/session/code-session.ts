@@ -49,6 +49,8 @@ class Session implements CodeSession {
   #cells = 0;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Settles once a kernel being started is up and the session's (or closed, when the session was closed meanwhile). */
+  #starting: Promise<void> = Promise.resolve();
 
   constructor(options: CodeSessionOptions) {
     this.#options = options;
@@ -75,6 +77,9 @@ class Session implements CodeSession {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#endKernel("close");
+    // A kernel still starting (for the first cell, or after a lost one) is closed as soon as it is
+    // up: nothing of the session may outlive close(), and the environment may be closed next.
+    await this.#starting;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -109,18 +114,19 @@ class Session implements CodeSession {
     let kernel = this.#kernel;
     const fresh = kernel === undefined;
     if (kernel === undefined) {
+      const starting = this.#startKernel(observer.wantsOutput("stdout") || observer.wantsOutput("stderr"), signal);
+      this.#starting = starting.then(
+        () => undefined,
+        () => undefined,
+      );
       try {
-        kernel = await startKernel(this.#prepared, this.#options, observer.wantsOutput("stdout") || observer.wantsOutput("stderr"), signal);
+        kernel = await starting;
       } catch (error) {
         const result = this.#withState(failed(environmentFailureMessage(environment.backendId, error)), number, "fresh");
         observer.emit({ type: "finished", runId: `${this.id}-${number}`, result });
         return result;
       }
-      if (this.#closed) {
-        await kernel.close();
-        return cellResult(failed(closedMessage), number, "kept");
-      }
-      this.#kernel = kernel;
+      if (kernel === undefined) return cellResult(failed(closedMessage), number, "kept");
     }
     identity.transport = kernel.opened.transport.id;
     const { result, killed, ending } = await this.#supervise(kernel, number, code, signal, observer, elapsed, identity);
@@ -128,6 +134,17 @@ class Session implements CodeSession {
     const final = this.#finishCell(kernel, result, ending, killed, number, fresh);
     observer.emit({ type: "finished", runId: `${this.id}-${number}`, result: final });
     return final;
+  }
+
+  /** Starts a kernel and makes it the session's; one that is up only after close() is closed instead (undefined). */
+  async #startKernel(wantsOutput: boolean, signal: AbortSignal | undefined): Promise<StartedKernel | undefined> {
+    const kernel = await startKernel(this.#prepared, this.#options, wantsOutput, signal);
+    if (this.#closed) {
+      await kernel.close();
+      return undefined;
+    }
+    this.#kernel = kernel;
+    return kernel;
   }
 
   async #supervise(
@@ -176,7 +193,11 @@ class Session implements CodeSession {
     });
     let output: CellOutput;
     try {
-      // Sent before the stop is armed: an interrupt always comes after its cell.
+      // A cell whose signal was aborted before it is sent (it waited behind another cell, or for
+      // its kernel to start) must not run at all: an interrupt that reaches the kernel before its
+      // cell makes the kernel end the cell unstarted. Sent first, it cannot lose to the cell's start.
+      if (signal?.aborted) kernel.process.interrupt(number);
+      // Sent before the stop is armed: otherwise an interrupt always comes after its cell.
       const running = kernel.process.run(number, code, {
         maxStdoutBytes: limits.maxStdoutBytes,
         maxStderrBytes: limits.maxStderrBytes,

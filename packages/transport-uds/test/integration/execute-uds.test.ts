@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, executeCode } from "@codecall/core";
+import { defineTool, executeCode, type EnvironmentProcess, type SpawnOptions } from "@codecall/core";
 import { createEnvironment } from "@codecall/backend-local";
 import { describeApprovals, describeExecution, describeRunEvents } from "@codecall/conformance";
 import { builtinTools } from "@codecall/tools";
@@ -89,4 +89,51 @@ except Exception as error:
     );
     expect(result.output).toBe("-32700\n42 -32006\nlater calls work\nToolError True\n");
   });
+});
+
+describe("a backend whose kill rejects", () => {
+  it("does not become an unhandled rejection in the host: the timed-out run ends as usual", async () => {
+    const local = createEnvironment();
+    // Its processes die when killed, and then report the kill as failed.
+    const rejectingKill = new Proxy(local, {
+      get(target, key) {
+        if (key === "spawn") {
+          return async (command: string, options?: SpawnOptions) => {
+            const spawned = await target.spawn(command, options);
+            const wrapped: EnvironmentProcess = {
+              stdin: spawned.stdin,
+              stdout: spawned.stdout,
+              stderr: spawned.stderr,
+              wait: () => spawned.wait(),
+              kill: async (killOptions) => {
+                await spawned.kill(killOptions);
+                throw new Error("the backend could not confirm the kill");
+              },
+            };
+            return wrapped;
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const result = await executeCode({
+        code: "import time\ntime.sleep(30)",
+        environment: rejectingKill,
+        transport: createTransport(),
+        tools: [],
+        limits: { timeoutMs: 300, killGraceMs: 200 },
+      });
+      expect(result.status).toBe("timeout");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      await local.close();
+    }
+  }, 30_000);
 });

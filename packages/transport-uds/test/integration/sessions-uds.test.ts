@@ -1,5 +1,8 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createEnvironment } from "@codecall/backend-local";
+import { createEnvironment, type LocalEnvironment } from "@codecall/backend-local";
 import { describeSessions } from "@codecall/conformance";
 import { createCodeSession, type SpawnOptions } from "@codecall/core";
 import { createTransport } from "../../src/index.js";
@@ -12,17 +15,21 @@ describeSessions({
   transport: () => createTransport(),
 });
 
+/** The local backend, its spawns (in a session: only the kernel's) `seconds` slow to start. */
+function slowSpawns(local: LocalEnvironment, seconds: number): LocalEnvironment {
+  return new Proxy(local, {
+    get(target, key) {
+      if (key === "spawn") return (command: string, options?: SpawnOptions) => target.spawn(`sleep ${seconds}; ${command}`, options);
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 describe("a session's kernel start", () => {
   it("is not its first cell's time: a kernel 2 s slow to start still runs a cell limited to 1 s", async () => {
     const local = createEnvironment();
-    // The local backend, its spawns (here: only the kernel's) 2 s slow to start.
-    const slowToStart = new Proxy(local, {
-      get(target, key) {
-        if (key === "spawn") return (command: string, options?: SpawnOptions) => target.spawn(`sleep 2; ${command}`, options);
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const slowToStart = slowSpawns(local, 2);
     const session = createCodeSession({ environment: slowToStart, transport: createTransport(), tools: [], limits: { timeoutMs: 1_000 } });
     try {
       expect(await session.run("print('started')")).toMatchObject({ status: "success", output: "started\n", state: "fresh" });
@@ -37,6 +44,24 @@ describe("a session's kernel start", () => {
     } finally {
       await session.close();
       await local.close();
+    }
+  }, 60_000);
+
+  it("is waited for by close(): a kernel still starting is closed as soon as it is up, leaving nothing behind", async () => {
+    const tempRoot = await mkdtemp(path.join(tmpdir(), "codecall-close-while-starting-"));
+    const local = createEnvironment({ tempRoot });
+    const slowToStart = slowSpawns(local, 1);
+    const session = createCodeSession({ environment: slowToStart, transport: createTransport(), tools: [] });
+    try {
+      const cell = session.run("print('never')");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await session.close();
+      // Nothing of the session is left once close() has returned, and the cell says it never ran.
+      expect(await readdir(tempRoot)).toEqual([]);
+      expect(await cell).toMatchObject({ status: "error", error: expect.stringContaining("closed before the cell ran") });
+    } finally {
+      await local.close();
+      await rm(tempRoot, { recursive: true, force: true });
     }
   }, 60_000);
 });
