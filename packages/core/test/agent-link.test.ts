@@ -262,4 +262,15 @@ describe("an agent that stops answering", () => {
     expect(agent.received.filter(isPing)).toEqual([]);
     expect(link.lostBecause).toBeUndefined();
   });
+
+  it("is not pinged after a refused request that had a handler for its events (a spawn in a missing directory)", async () => {
+    const { agent, link } = await startedLink({ silenceMs: 5, answerMs: 10 });
+    const refused = link.request("spawn", { command: "true", cwd: "/missing" }, { event: () => {}, lost: () => {} });
+    const sent = await agent.next((frame) => frame.channel === refused.id);
+    await agent.send(encodeJsonFrame(FrameKind.reply, sent.channel, { error: { code: "INVALID_PATH", message: "no /missing" } }));
+    await expect(refused.reply).rejects.toBeInstanceOf(AgentRequestError);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(agent.received.filter(isPing)).toEqual([]);
+    expect(link.lostBecause).toBeUndefined();
+  });
 });

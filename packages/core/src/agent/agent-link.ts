@@ -163,8 +163,14 @@ export class AgentLink implements StreamLink {
   request(op: string, params: Record<string, unknown>, handler?: EventHandler): { id: number; reply: Promise<Record<string, unknown>> } {
     const id = this.#newId();
     if (this.#lost) return { id, reply: Promise.reject(new AgentLostError(this.#lost.message, false)) };
-    if (handler) this.#handlers.set(id, handler);
     const reply = new Promise<Record<string, unknown>>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    if (handler) {
+      this.#handlers.set(id, handler);
+      // A refused request (a spawn in a working directory that is not there) never gets an event:
+      // its handler left behind would keep the watchdog pinging an idle agent, and give it up
+      // after a stall nothing was waiting on.
+      reply.catch(() => this.dropHandler(id));
+    }
     this.send(encodeJsonFrame(FrameKind.request, id, { ...params, op }));
     return { id, reply };
   }

@@ -34,11 +34,11 @@ TIMEOUT = 10.0
 class AgentProcess:
     """The agent under test; frames it sends are queued by a reader thread."""
 
-    def __init__(self, extra_env=None):
+    def __init__(self, extra_env=None, cwd=None):
         env = dict(os.environ)
         env.update(extra_env or {})
         self.process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "agent"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            [sys.executable, "-B", "-m", "agent"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
         )
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self.stdin = self.process.stdin

@@ -91,6 +91,25 @@ class CommandTest(AgentTestCase):
         self.assertEqual(reply["error"]["code"], "INVALID_PATH")
         self.assertIn("missing", reply["error"]["message"])
 
+    def test_resolves_a_relative_working_directory_from_its_own_not_the_last_command_s(self):
+        for name in ("a", "b"):
+            os.mkdir(self.path(name))
+        agent = AgentProcess(cwd=self.dir)
+        self.addCleanup(agent.close)
+        # Shepherds are reused: the second command's "b" is the agent's b, not a/b.
+        for name in ("a", "b", "a"):
+            exit, out, err = agent.run("pwd -P", cwd=name)
+            self.assertEqual((exit["exit"], out.strip(), err), (0, os.path.realpath(self.path(name)).encode(), b""))
+
+    def test_refuses_a_command_or_env_with_a_nul_byte_as_one_it_cannot_run(self):
+        exit, _, err = self.agent.run(None, argv=["printf", "a\x00b"])
+        self.assertEqual(exit["exit"], 127)
+        self.assertIn(b"codecall: cannot run printf", err)
+        exit, _, err = self.agent.run("true", env={"CODECALL_A": "a\x00b"})
+        self.assertEqual(exit["exit"], 127)
+        # The shepherd lives on: the next command runs as usual.
+        self.assertEqual(self.agent.run("echo on")[1], b"on\n")
+
     def test_enforces_the_timeout_itself_and_kills_the_whole_tree(self):
         pid_file = self.path("child.pid")
         started = time.monotonic()

@@ -39,9 +39,17 @@ class Command:
         cwd = request.get("cwd")
         if cwd and not os.path.isdir(cwd):
             raise RequestError("INVALID_PATH", "Working directory does not exist: %s" % cwd)
-        stdin_r, stdin_w = os.pipe()
-        stdout_r, stdout_w = os.pipe()
-        stderr_r, stderr_w = os.pipe()
+        pipes = []
+        try:
+            for _ in range(3):
+                pipes.extend(os.pipe())
+        except BaseException:
+            # Out of descriptors (EMFILE) part-way: the pipes made so far must not leak, or running
+            # out gets easier each time.
+            for fd in pipes:
+                os.close(fd)
+            raise
+        stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w = pipes
         try:
             self.shepherd = agent.assign_shepherd(self, request, (stdin_r, stdout_w, stderr_w))
         except BaseException:

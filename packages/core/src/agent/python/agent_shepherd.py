@@ -96,7 +96,7 @@ def serve(agent_pid, base_env, control_fd):
     try:
         become_shepherd(agent_pid, control_fd)
         control = socket.socket(fileno=CONTROL_FD)
-        home = os.open(".", os.O_RDONLY)  # where commands without a cwd run
+        home = open_home()  # where commands run, or resolve a relative cwd from
         while True:
             received = receive(control)
             if received is None:
@@ -105,6 +105,13 @@ def serve(agent_pid, base_env, control_fd):
             run_one(control, request, stdio, base_env, home)
     finally:
         os._exit(0)
+
+
+def open_home():
+    """A descriptor of the shepherd's working directory (the agent's), to go back to before each
+    command. O_PATH where there is one: a directory that can be entered but not read (mode 0711)
+    cannot be opened O_RDONLY by a user other than its owner."""
+    return os.open(".", getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0))
 
 
 def become_shepherd(agent_pid, control_fd):
@@ -150,7 +157,14 @@ def command_env(base, request):
 
 def run_one(control, request, stdio, base_env, home):
     """Runs one command to its end, its tree with it, and reports."""
-    leader = start_command(control, request, stdio, base_env, home)
+    try:
+        leader = start_command(control, request, stdio, base_env, home)
+    except Exception as error:
+        # Whatever else stops a start (a request it cannot read), the command fails, not the shepherd.
+        if len(stdio) == 3:
+            tell(stdio[2], "codecall: cannot run the command: %s\n" % error)
+        report(control, "exit %d" % CANNOT_RUN)
+        leader = None
     for fd in stdio:
         os.close(fd)  # the command's pipes end with the command, not with us
     if leader is None:
@@ -169,18 +183,18 @@ def start_command(control, request, stdio, base_env, home):
     stdin, stdout, stderr = stdio
     cwd = request.get("cwd")
     try:
+        # Home first, always: a relative cwd is the agent's, not the last command's (shepherds are reused).
+        os.fchdir(home)
         if cwd:
             os.chdir(cwd)
-        else:
-            os.fchdir(home)
     except OSError:
-        os.write(stderr, ("codecall: no such working directory: %s\n" % cwd).encode("utf-8", "replace"))
+        tell(stderr, "codecall: no such working directory: %s\n" % cwd)
         report(control, "exit %d" % NO_WORKING_DIRECTORY)
         return None
     # A run's files, unpacked here rather than by a launcher the command would have to start first.
     failure = unpack_failure(request["unpack"]) if request.get("unpack") else None
     if failure is not None:
-        os.write(stderr, failure.encode("utf-8", "replace"))
+        tell(stderr, failure)
         report(control, "exit %d" % CANNOT_UNPACK)
         return None
     argv = request.get("argv") or ["/bin/sh", "-c", request["command"]]
@@ -189,10 +203,19 @@ def start_command(control, request, stdio, base_env, home):
         # Python ignores these; a command expects them at their defaults (`yes | head` ends by SIGPIPE).
         defaults = (signal.SIGPIPE, signal.SIGXFSZ)
         return os.posix_spawnp(argv[0], argv, command_env(base_env, request), file_actions=wiring, setsid=True, setsigdef=defaults)
-    except OSError as error:
-        os.write(stderr, ("codecall: cannot run %s: %s\n" % (argv[0], error.strerror or error)).encode("utf-8", "replace"))
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the command or its environment
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        tell(stderr, "codecall: cannot run %s: %s\n" % (argv[0], reason))
         report(control, "exit %d" % CANNOT_RUN)
         return None
+
+
+def tell(stderr, message):
+    """Writes `message` on the command's stderr; lost, not fatal, when nobody reads it any more."""
+    try:
+        os.write(stderr, message.encode("utf-8", "replace"))
+    except OSError:
+        pass  # The host cancelled the command's stderr (EPIPE).
 
 
 def report(control, line):
