@@ -117,9 +117,14 @@ export class LocalEnvironment implements Environment {
     await this.close();
   }
 
-  /** `filePath` made absolute against the environment's working directory. */
+  /**
+   * `filePath` made absolute against the environment's working directory. A trailing "/" is kept:
+   * it says the path is a directory (writing "out/" must fail as it does in a shell, not create a
+   * file named "out").
+   */
   resolve(filePath: string): string {
-    return path.resolve(this.#cwd, filePath);
+    const resolved = path.resolve(this.#cwd, filePath);
+    return filePath.endsWith("/") && resolved !== "/" ? `${resolved}/` : resolved;
   }
 
   #assertOpen(): void {

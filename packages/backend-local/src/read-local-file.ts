@@ -31,5 +31,7 @@ function fileError(error: unknown, target: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return new CodecallError("FILE_NOT_FOUND", `No such file: ${target}`, { cause: error });
   if (code === "EISDIR") return new CodecallError("INVALID_PATH", `Is a directory, not a file: ${target}`, { cause: error });
+  // A file where the path needs a directory ("notes.txt/" or "notes.txt/x").
+  if (code === "ENOTDIR") return new CodecallError("INVALID_PATH", `Not a directory: a part of ${target} is a file`, { cause: error });
   return error;
 }

@@ -44,3 +44,17 @@ it("writes a file whole, making its parents, and replaces an existing one with t
   const error = await environment.writeFile("a", "x").catch((caught: unknown) => caught);
   expect(CodecallError.isInstance(error, "INVALID_PATH")).toBe(true);
 });
+
+it("takes a trailing slash as a directory, as a shell does: writing 'out/' creates no file named 'out'", async () => {
+  const environment = createEnvironment({ cwd: dir });
+  await expect(environment.writeFile("out/", "x")).rejects.toSatisfy(
+    (error: unknown) => CodecallError.isInstance(error) && error.code === "INVALID_PATH" && /Is a directory/.test(error.message),
+  );
+  await expect(stat(path.join(dir, "out"))).rejects.toMatchObject({ code: "ENOENT" });
+  await environment.writeFile("notes.txt", "x");
+  for (const under of ["notes.txt/", "notes.txt/inner"]) {
+    await expect(environment.readFile(under)).rejects.toSatisfy(
+      (error: unknown) => CodecallError.isInstance(error) && error.code === "INVALID_PATH" && /Not a directory/.test(error.message),
+    );
+  }
+});

@@ -7,7 +7,7 @@
  * When `old_string` is not found in a CRLF file but is found once its `\n` become `\r\n`, the
  * edit applies with `\r\n` in both strings (models copy lines without the `\r`).
  */
-import { CodecallError } from "@codecall/core";
+import { CodecallError, errorMessage } from "@codecall/core";
 import { assertSize, binaryFile, checkPath, expandHome, looksBinary, probeFile, readBytes, throwIfAborted } from "./files.js";
 import { resolveToolLimits, type BuiltinTool, type BuiltinToolsOptions } from "./options.js";
 
@@ -69,10 +69,14 @@ export function createPatchTool(options: BuiltinToolsOptions = {}): BuiltinTool<
       if (looksBinary(bytes)) throw binaryFile(path, "patch");
       const text = decodeStrict(bytes, path);
 
-      let from = oldString;
-      let to = newString;
+      // A file whose lines all end in CRLF keeps them: the model writes "\n" (as read_file shows
+      // the lines), and a bare "\n" in what it puts in would mix the endings.
+      const crlfFile = text.includes("\r\n") && !/(?<!\r)\n/.test(text);
+      let from = crlfFile ? toCrlf(oldString) : oldString;
+      let to = crlfFile ? toCrlf(newString) : newString;
       let count = countOccurrences(text, from);
-      if (count === 0 && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
+      if (count === 0 && !crlfFile && text.includes("\r\n") && /(?<!\r)\n/.test(oldString)) {
+        // Mixed endings: the CRLF lines may be the ones meant.
         const crlfFrom = toCrlf(oldString);
         const crlfCount = countOccurrences(text, crlfFrom);
         if (crlfCount > 0) {
@@ -96,7 +100,20 @@ export function createPatchTool(options: BuiltinToolsOptions = {}): BuiltinTool<
         updated = text.slice(0, at) + to + text.slice(at + from.length);
       }
       throwIfAborted(context.signal);
-      await environment.writeFile(target, new TextEncoder().encode(updated));
+      try {
+        await environment.writeFile(target, new TextEncoder().encode(updated));
+      } catch (error) {
+        // The write may have cut the file short (a full disk, a quota, a lost connection): the
+        // original, held only here, goes back if it can.
+        const restored = await environment.writeFile(target, bytes).then(
+          () => "the file was restored as it was",
+          (restoreError: unknown) => `restoring it failed too (${errorMessage(restoreError)}); it may be cut short`,
+        );
+        throw new CodecallError("ENVIRONMENT_FAILED", `patch could not write ${path}: ${errorMessage(error)}; ${restored}.`, {
+          cause: error,
+          details: { path },
+        });
+      }
       return { path, replacements: replaceAll ? count : 1 };
     },
   };
@@ -126,7 +143,8 @@ function decodeStrict(bytes: Uint8Array, path: string): string {
 
 function notFound(path: string, oldString: string): Error {
   const hints = ["Read the file again with read_file and copy the exact text, including whitespace and indentation."];
-  if (/^\s*\d+\|/m.test(oldString)) hints.unshift('old_string seems to contain read_file\'s line-number prefixes ("    12|"); leave them out.');
+  // [ \t], not \s: \s crosses lines, and tries every start again (quadratic on a hostile string).
+  if (/^[ \t]*\d+\|/m.test(oldString)) hints.unshift('old_string seems to contain read_file\'s line-number prefixes ("    12|"); leave them out.');
   return new Error(`old_string not found in ${path}. ${hints.join(" ")}`);
 }
 

@@ -174,7 +174,7 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
           files.push(display(line));
           continue;
         }
-        const match = /^(.*?):(\d+):([\s\S]*)$/.exec(line);
+        const match = /^([^\x01]*)\x01(\d+):([\s\S]*)$/.exec(line) ?? /^(.*?):(\d+):([\s\S]*)$/.exec(line);
         if (!match) continue;
         matches.push({ path: display(match[1]!), line: Number(match[2]), text: cutText(match[3]!.replace(/\r$/, ""), limits.maxMatchChars) });
       }
@@ -205,6 +205,9 @@ export function buildSearchScript(plan: SearchPlan): string {
   const excluded = SEARCH_EXCLUDED_DIRS.filter((name) => name !== base);
   const prune = excluded.length === 0 ? "" : `\\( ${excluded.map((name) => `-name ${q(name)}`).join(" -o ")} \\) -prune -o`;
   const globTest = plan.fileGlob === undefined ? "" : ` -name ${q(plan.fileGlob)}`;
+  // Regular files, and symlinks to regular files (AGENTS.md -> CLAUDE.md); a symlinked directory
+  // below the start is not descended into (no loops), as ripgrep and git grep do.
+  const isFile = `\\( -type f -o \\( -type l -exec test -f {} \\; \\) \\)`;
   const page = `-v off=${plan.offset} -v lim=${plan.limit}`;
   const lines = [
     `p=${q(start)}`,
@@ -214,7 +217,7 @@ export function buildSearchScript(plan: SearchPlan): string {
   ];
   if (plan.target === "files") {
     lines.push(
-      `find "$p" ${prune} -type f -name ${q(plan.pattern)}${globTest} -print 2>/dev/null | LC_ALL=C sort | ` +
+      `find "$p" ${prune} ${isFile} -name ${q(plan.pattern)}${globTest} -print 2>/dev/null | LC_ALL=C sort | ` +
         `awk ${page} 'NR > off && NR <= off + lim { print } END { print NR + 0 }'`,
     );
   } else {
@@ -223,9 +226,13 @@ export function buildSearchScript(plan: SearchPlan): string {
       // grep exits 2 on a bad regex: check it once, up front, with its message.
       `err=$(grep -E -e ${regex} </dev/null 2>&1 >/dev/null); if [ $? -eq 2 ]; then printf '%s\\n' "$err" >&2; exit 4; fi`,
       `if grep -I -e x </dev/null >/dev/null 2>&1; [ $? -le 1 ]; then bin=-I; else bin=; fi`,
-      // "/dev/null" as a second file makes every grep print file names.
-      `find "$p" ${prune} -type f${globTest} -exec grep -nsE $bin -e ${regex} /dev/null {} + 2>/dev/null | ` +
-        `awk ${page} '/:[0-9]+:/ { n++; if (n > off && n <= off + lim) print substr($0, 1, ${RAW_LINE_BYTES}) } END { print n + 0 }'`,
+      // With -Z (GNU grep) a file name ends in a NUL, made \001 for awk: "a:12:b.log:3:text" is
+      // ambiguous, "a:12:b.log\0013:text" is not. Without it (BusyBox), names end in ":".
+      `if grep -Z -e x </dev/null >/dev/null 2>&1; [ $? -le 1 ]; then z=-Z; sep=$(printf '\\001'); else z=; sep=; fi`,
+      // "/dev/null" as a second file makes every grep print file names. awk counts in bytes
+      // (LC_ALL=C): a cut line is at most RAW_LINE_BYTES, as the host's output cap assumes.
+      `find "$p" ${prune} ${isFile}${globTest} -exec grep -nsE $bin $z -e ${regex} /dev/null {} + 2>/dev/null | tr '\\000' '\\001' | ` +
+        `LC_ALL=C awk ${page} -v sep="$sep" '(sep != "" ? index($0, sep) > 0 : /:[0-9]+:/) { n++; if (n > off && n <= off + lim) print substr($0, 1, ${RAW_LINE_BYTES}) } END { print n + 0 }'`,
     );
   }
   return lines.join("\n");

@@ -98,6 +98,38 @@ describe("patch", () => {
     expect(await ws.text("win.txt")).toBe("1\r\n2\r\n2.5\r\nthree\r\n");
   });
 
+  it("keeps a CRLF file CRLF when one line becomes several, or old_string starts with a line break", async () => {
+    await writeFile(ws.at("win.txt"), "a = 1\r\nb = 2\r\nc = 3\r\n");
+    await patchTool.execute({ path: "win.txt", old_string: "b = 2", new_string: "b = 2\nb2 = 22" }, ws.context);
+    expect(await ws.text("win.txt")).toBe("a = 1\r\nb = 2\r\nb2 = 22\r\nc = 3\r\n");
+    await patchTool.execute({ path: "win.txt", old_string: "\nc = 3", new_string: "\nc = 3\nd = 4" }, ws.context);
+    expect(await ws.text("win.txt")).toBe("a = 1\r\nb = 2\r\nb2 = 22\r\nc = 3\r\nd = 4\r\n");
+  });
+
+  it("puts the file back as it was when its write fails part-way", async () => {
+    const original = "first line\n" + "x".repeat(3000) + "\n";
+    await writeFile(ws.at("big.txt"), original);
+    // A write that cuts the file short and then fails, as a full disk does; the next write works.
+    let failing = true;
+    const environment = new Proxy(ws.environment, {
+      get(target, key) {
+        if (key === "writeFile") {
+          return async (file: string, data: Uint8Array) => {
+            if (!failing) return target.writeFile(file, data);
+            failing = false;
+            await target.writeFile(file, data.subarray(0, 100));
+            throw new Error("ENOSPC: no space left on device");
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const patching = patchTool.execute({ path: "big.txt", old_string: "first line", new_string: "FIRST LINE" }, { ...ws.context, environment });
+    await expect(patching).rejects.toThrow(/patch could not write big\.txt: ENOSPC: no space left on device; the file was restored as it was\./);
+    expect(await ws.text("big.txt")).toBe(original);
+  });
+
   it("keeps a byte-order mark and unicode intact", async () => {
     await writeFile(ws.at("bom.txt"), "\uFEFFnaïve café 🌍\n");
     await patchTool.execute({ path: "bom.txt", old_string: "café", new_string: "bar" }, ws.context);

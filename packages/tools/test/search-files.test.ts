@@ -75,6 +75,35 @@ describe("search_files", () => {
     expect(result.matches).toEqual([{ path: "linked/helper.py", line: 2, text: "    return x * 2  # TODO: check" }]);
   });
 
+  it("searches symlinked files, as a start and inside the tree, and lists them by name", async () => {
+    await symlink("notes.md", ws.at("docs/AGENTS.md"));
+    await symlink("docs/notes.md", ws.at("CLAUDE.md"));
+    const start = await searchFilesTool.execute({ pattern: "phone", path: "CLAUDE.md" }, ws.context);
+    expect(start.matches).toEqual([{ path: "CLAUDE.md", line: 2, text: "phone 555-0100" }]);
+    const inside = await searchFilesTool.execute({ pattern: "phone", path: "docs" }, ws.context);
+    expect(inside.matches.map((match) => match.path).sort()).toEqual(["docs/AGENTS.md", "docs/notes.md"]);
+    const names = await searchFilesTool.execute({ pattern: "*.md", target: "files" }, ws.context);
+    expect(names.files).toEqual(["CLAUDE.md", "docs/AGENTS.md", "docs/notes.md"]);
+  });
+
+  it("reads file names holding ':digits:' as names (timestamped logs)", async () => {
+    await writeFile(ws.at("run_2024-05-01T10:30:00.log"), "ok\nERROR disk full\n");
+    const result = await searchFilesTool.execute({ pattern: "ERROR", path: "run_2024-05-01T10:30:00.log" }, ws.context);
+    expect(result.matches).toEqual([{ path: "run_2024-05-01T10:30:00.log", line: 2, text: "ERROR disk full" }]);
+  });
+
+  it("pages long non-ASCII lines whole: every match comes back, on some page", async () => {
+    const lines = Array.from({ length: 120 }, (_, index) => `foo ${index} ${"漢".repeat(5000)}`);
+    await writeFile(ws.at("cjk.txt"), `${lines.join("\n")}\n`);
+    const seen: number[] = [];
+    for (let offset = 0; offset < 120; offset += 50) {
+      const page = await searchFilesTool.execute({ pattern: "foo", path: "cjk.txt", limit: 50, offset }, ws.context);
+      expect(page.total).toBe(120);
+      seen.push(...page.matches.map((match) => match.line));
+    }
+    expect(seen).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+  });
+
   it("returns an empty page when nothing matches", async () => {
     expect(await searchFilesTool.execute({ pattern: "zzz_no_such_text" }, ws.context)).toEqual({
       matches: [],
