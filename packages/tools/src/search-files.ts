@@ -174,9 +174,9 @@ export function createSearchFilesTool(options: BuiltinToolsOptions = {}): Builti
           files.push(display(line));
           continue;
         }
-        const match = /^([^\x01]*)\x01(\d+):([\s\S]*)$/.exec(line) ?? /^(.*?):(\d+):([\s\S]*)$/.exec(line);
+        const match = nameEnd(line) ?? /^(.*?):(\d+):([\s\S]*)$/.exec(line);
         if (!match) continue;
-        matches.push({ path: display(match[1]!), line: Number(match[2]), text: cutText(match[3]!.replace(/\r$/, ""), limits.maxMatchChars) });
+        matches.push({ path: display(match[1]), line: Number(match[2]), text: cutText(match[3].replace(/\r$/, ""), limits.maxMatchChars) });
       }
       const returned = target === "files" ? files.length : matches.length;
       return { matches, files, total, truncated: offset + returned < total };
@@ -236,6 +236,14 @@ export function buildSearchScript(plan: SearchPlan): string {
     );
   }
   return lines.join("\n");
+}
+
+/** Where grep -Z ended the file name (the script makes its NUL a \u0001): [line, path, number, text], or null. */
+function nameEnd(line: string): [string, string, string, string] | null {
+  const end = line.indexOf("\u0001");
+  if (end < 0) return null;
+  const numbered = /^(\d+):([\s\S]*)$/.exec(line.slice(end + 1));
+  return numbered ? [line, line.slice(0, end), numbered[1]!, numbered[2]!] : null;
 }
 
 /** Repeated slashes (a symlinked start gets a "/" appended) folded into one. */
