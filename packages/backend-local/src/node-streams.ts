@@ -26,7 +26,9 @@ export function toWebWritable(writable: Writable): WritableStream<Uint8Array> {
   const settle = (resolve: () => void, reject: (error: Error) => void) => (error?: Error | null) => (error ? reject(error) : resolve());
   return new WritableStream<Uint8Array>({
     write: (chunk) => new Promise((resolve, reject) => writable.write(chunk, settle(resolve, reject))),
-    close: () => new Promise((resolve, reject) => writable.end(settle(resolve, reject))),
+    // A destroyed pipe (its child exited: Node destroys its stdin) has nothing left to end, and
+    // end() on it would never call back.
+    close: () => new Promise((resolve, reject) => (writable.destroyed ? resolve() : writable.end(settle(resolve, reject)))),
     abort: (reason) => {
       writable.destroy(reason instanceof Error ? reason : undefined);
     },

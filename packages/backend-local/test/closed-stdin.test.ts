@@ -11,3 +11,15 @@ describe("local execute with input the command does not read", () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: "finished\n", timedOut: false });
   });
 });
+
+describe("a spawned process's stdin after the process exited", () => {
+  it("closes at once (Node destroys a dead child's stdin, and ending it would never call back)", async () => {
+    await using environment = createEnvironment();
+    const process = await environment.spawn("exit 0");
+    await process.wait();
+    // Node destroys the pipe once the child is gone; give it the turn it takes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Settles, or the test's own time limit fails it.
+    await process.stdin.getWriter().close();
+  });
+});

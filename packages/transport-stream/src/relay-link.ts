@@ -100,7 +100,10 @@ export class RelayLink {
     this.#closing ??= (async () => {
       for (const connection of this.#connections.values()) connection.flow.close();
       this.#connections.clear();
-      const stopped = Promise.all([this.#writer.close().catch(() => {}), this.#ended]);
+      // EOF on its stdin ends the relay; its exit is what is waited for. (The writer's close of a
+      // relay that has died may never settle: Node does not finish a destroyed child's stdin.)
+      void this.#writer.close().catch(() => {});
+      const stopped = this.#ended;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const exited = await Promise.race([
         stopped.then(() => true),

@@ -39,7 +39,8 @@ class StagedProcess implements EnvironmentProcess {
   kills = 0;
   #onReceive: (() => void) | undefined;
 
-  constructor() {
+  /** `stdinCloseHangs`: closing its stdin never settles, as Node's end() of a dead child's stdin. */
+  constructor({ stdinCloseHangs = false } = {}) {
     const out = new TransformStream<Uint8Array, Uint8Array>();
     const err = new TransformStream<Uint8Array, Uint8Array>();
     this.stdout = out.readable;
@@ -70,6 +71,7 @@ class StagedProcess implements EnvironmentProcess {
       },
       close: () => {
         this.stdinClosed = true;
+        if (stdinCloseHangs) return new Promise<void>(() => {});
       },
     });
   }
@@ -226,6 +228,17 @@ describe("relay link", () => {
     await link.close(50);
     expect(relay.stdinClosed).toBe(true);
     expect(relay.kills).toBe(1);
+  });
+
+  it("closes at once, without a kill, when the relay has died and its stdin can no longer be ended", async () => {
+    const relay = new StagedProcess({ stdinCloseHangs: true });
+    const link = new RelayLink(relay, runContext(), RELAY_SOURCE);
+    await relay.say(`${RELAY_GREETING}\n`);
+    await link.ready(1000);
+    relay.exit(137);
+    // The grace is far longer than the test's own time limit: only the relay's exit may end close().
+    await link.close(600_000);
+    expect(relay.kills).toBe(0);
   });
 
   it("sends a connection's answers only as the relay acks them, without holding up other connections", async () => {

@@ -77,6 +77,22 @@ class EncodeRequestTest(unittest.TestCase):
 
 
 class DecodeAnswerTest(unittest.TestCase):
+    def test_lets_an_exception_that_is_not_the_decoder_s_through(self):
+        # A signal handler's exception (an alarm's TimeoutError) landing while an answer is decoded
+        # belongs to the script: it must not become "unreadable answer".
+        import _codecall_protocol
+
+        def interrupted(_text):
+            raise TimeoutError("the script's own alarm")
+
+        real = _codecall_protocol._raw_decode
+        _codecall_protocol._raw_decode = interrupted
+        try:
+            with self.assertRaises(TimeoutError):
+                decode_answer(b'{"jsonrpc":"2.0","id":1,"result":1}\n')
+        finally:
+            _codecall_protocol._raw_decode = real
+
     def test_decodes_an_answer(self):
         self.assertEqual(decode_answer(b'{"jsonrpc":"2.0","id":1,"result":[1]}\n'), {"jsonrpc": "2.0", "id": 1, "result": [1]})
 

@@ -264,6 +264,38 @@ class HandoverTest(unittest.TestCase):
         self.assertEqual(leader.outcome(), ("result", "leader"))
         self.assertFalse(self.connection().reading)
 
+    def test_a_call_interrupted_as_it_hands_the_reading_on_still_hands_it_on(self):
+        # The exception lands as the hand-over starts (a signal handler runs at a function's entry).
+        connection = self.open_connection()
+
+        class Interrupted(Exception):
+            pass
+
+        real = self.client._pass_reading
+        raised = []
+
+        def interrupted_once(on):
+            if not raised:
+                raised.append(True)
+                raise Interrupted()
+            return real(on)
+
+        self.client._pass_reading = interrupted_once
+
+        def answer_next():
+            request, _ = self.host.next_request()
+            connection.sendall(echo_answer(request))
+
+        helper = threading.Thread(target=answer_next)
+        helper.start()
+        with self.assertRaises(Interrupted):
+            self.client.call("tools/call", {"name": "echo", "arguments": {"text": "interrupted"}})
+        helper.join(TIMEOUT)
+        self.assertFalse(self.connection().reading)
+        later, later_request, _ = self.call_in_thread("later")
+        connection.sendall(echo_answer(later_request))
+        self.assertEqual(later.outcome(), ("result", "later"))
+
     def test_many_threads_and_futures_each_get_their_own_answer_whatever_the_order(self):
         # The host answers in shuffled batches of 1-4, in one write each: every kind of hand-over
         # (answer for another thread, own answer first, answers left in the buffer) happens.

@@ -124,7 +124,9 @@ def decode_answer(data: bytes) -> Any:
             pass
         # Anything else (padding first, trailing data, not JSON): json.loads, whose error says what is wrong.
         return json.loads(text)
-    except Exception as error:
+    except (ValueError, RecursionError) as error:
+        # Only what decoding raises: a signal handler's exception (a TimeoutError from an alarm)
+        # that lands here is the script's, and must reach its `except`.
         raise ToolError("unreadable answer from the codecall host: %s: %s" % (type(error).__name__, error)) from None
 
 

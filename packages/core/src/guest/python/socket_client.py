@@ -21,6 +21,8 @@ import threading
 
 from _codecall_protocol import ToolError, answer_id, decode_answer, encode_request, failed_future, response_outcome, settle
 
+# The reader role's holder while the background reader thread reads (see SocketConnection.reader).
+BACKGROUND = "background"
 # Bytes asked of one recv: answers are mostly small; a large one takes a few calls.
 _RECV_BYTES = 65536
 _CLOSED = "the connection to the codecall host closed; the call was not retried"
@@ -29,16 +31,17 @@ _CLOSED = "the connection to the codecall host closed; the call was not retried"
 class _Call:
     """One request in flight: its tool, and either the future of `submit()` or, for a blocking
     `call()` that waits while another thread leads, a held lock released to wake it (when its
-    outcome is in, or when it is handed the reading). `lead` says the call's thread holds the
-    reader role (claimed when it started, or handed to it), until it gives the role up."""
+    outcome is in, or when it is handed the reading: it is then its connection's `reader`)."""
 
-    __slots__ = ("tool", "future", "wake", "lead", "done", "result", "error")
+    __slots__ = ("tool", "future", "wake", "done", "result", "error", "connection", "request_id")
 
     def __init__(self, tool, future=None):
         self.tool = tool
         self.future = future
+        # Where it is registered (set by _start before it is): what _give_up undoes.
+        self.connection = None
+        self.request_id = None
         self.wake = None
-        self.lead = False
         self.done = False
         self.result = None
         self.error = None
@@ -60,12 +63,15 @@ class _Call:
 
 class SocketConnection:
     """One connection to the host, past its `hello`. `pending` maps request ids to `_Call`s;
-    `reading` says a thread holds the reader role. Both change only under the client's lock; the
-    receive buffer (`rest`, `parts`) is touched only by the thread that holds the role."""
+    `reader` holds the reader role. Both change only under the client's lock; the receive buffer
+    (`rest`, `parts`) is touched only by the thread that holds the role."""
 
     def __init__(self, path, token):
         self.pending = {}
-        self.reading = False
+        # Who holds the reader role: a blocking call (its thread reads), BACKGROUND, or None. One
+        # store hands it over, so an exception that lands part-way through a hand-over leaves the
+        # role with its holder, who gives it up again (see SocketClient._give_up).
+        self.reader: _Call | str | None = None
         self.alive = True
         self.rest = b""
         self.parts = []
@@ -94,6 +100,11 @@ class SocketConnection:
         if not isinstance(reply, dict) or "error" in reply:
             self.sock.close()
             raise ToolError.from_rpc(reply.get("error") if isinstance(reply, dict) else reply)
+
+    @property
+    def reading(self):
+        """A thread holds the reader role."""
+        return self.reader is not None
 
     def next_line(self):
         """The next answer (newline included), or None at the end of the stream. The buffer lives
@@ -134,9 +145,9 @@ class SocketClient:
 
     def _start(self, method, params, call):
         """Encodes the request and registers `call` on the connection (opened if need be), claiming
-        the reader role for it (`call.lead`) when nobody holds it. Returns (connection, request id,
-        frame, whether it claimed the role): `call.lead` itself may change as soon as the lock is
-        released (a follower handed the role). Raises ToolError."""
+        the reader role for it when nobody holds it. Returns (connection, frame, whether it claimed
+        the role): a follower may be handed the role as soon as the lock is released. Raises
+        ToolError."""
         if not self._path:
             raise ToolError("CODECALL_RPC_SOCKET is not set: this module only works inside a codecall run", tool=call.tool)
         request_id = next(self._ids)
@@ -149,13 +160,14 @@ class SocketClient:
                 except OSError as error:
                     raise ToolError("cannot reach the codecall host: %s" % error, tool=call.tool) from None
                 self._connection = connection
+            call.connection, call.request_id = connection, request_id
             connection.pending[request_id] = call
-            if not connection.reading:
-                connection.reading = call.lead = True
+            if connection.reader is None:
+                connection.reader = call
             elif call.future is None:
                 call.wake = threading.Lock()
                 call.wake.acquire()
-            return connection, request_id, data, call.lead
+            return connection, data, connection.reader is call
 
     def _send(self, connection, data, call):
         """Sends a registered request; raises ToolError when the connection fails."""
@@ -165,35 +177,38 @@ class SocketClient:
         except OSError as error:
             raise ToolError("lost the connection to the codecall host: %s" % error, tool=call.tool) from None
 
-    def _give_up(self, connection, request_id, call):
+    def _give_up(self, call):
         """Unregisters a call that will not take its answer (its send failed, or an exception
         interrupted it: KeyboardInterrupt, a signal handler's), and passes the reader role on if
-        it holds it, so that no other call waits for a reader that is gone. Safe at any point
-        after `_start`, and more than once."""
+        it holds it, so that no other call waits for a reader that is gone. Safe at any point,
+        `_start` included, and more than once."""
+        connection = call.connection
+        if connection is None:
+            return  # Not registered anywhere.
         with self._lock:
-            connection.pending.pop(request_id, None)
-            if call.lead:
-                call.lead = False
+            connection.pending.pop(call.request_id, None)
+            if connection.reader is call:
                 self._pass_reading(connection)
 
     def call(self, method, params):
         """Sends one request and blocks until its answer: see _codecall_client.pyi."""
         call = _Call(params.get("name"))
-        connection, request_id, data, claimed = self._start(method, params, call)
-        # Everything after _start is covered: an exception may land between any two bytecodes
-        # (a signal raised after the send, before the wait), and a call that leaves without giving
-        # up the role would leave every later call waiting for a reader that never comes.
+        # All of it is covered, _start included: an exception may land between any two bytecodes
+        # (a signal raised as a lock is let go, after the send, before the wait), and a call that
+        # leaves without giving up the role would leave every later call waiting for a reader
+        # that never comes.
         try:
+            connection, data, claimed = self._start(method, params, call)
             self._send(connection, data, call)
             if not claimed:
                 wake = call.wake
                 assert wake is not None  # _start makes one for every blocking call that follows.
-                wake.acquire()  # Its outcome is in, or it was handed the reading (call.lead).
+                wake.acquire()  # Its outcome is in, or it was handed the reading.
                 if call.done:
                     return call.outcome()
             self._lead(connection, call)
         except BaseException:
-            self._give_up(connection, request_id, call)
+            self._give_up(call)
             raise
         return call.outcome()
 
@@ -202,21 +217,18 @@ class SocketClient:
         future = concurrent.futures.Future()
         call = _Call(params.get("name"), future)
         try:
-            connection, request_id, data, _ = self._start(method, params, call)
-        except ToolError as error:
-            return failed_future(error)
-        try:
+            connection, data, _ = self._start(method, params, call)
             self._send(connection, data, call)
             with self._lock:
-                if call.lead:
-                    # The role, still marked taken, goes to the background reader.
-                    call.lead = False
+                if connection.reader is call:
+                    # The role goes to the background reader.
+                    connection.reader = BACKGROUND
                     self._wake_background(connection)
         except ToolError as error:
-            self._give_up(connection, request_id, call)
+            self._give_up(call)
             return failed_future(error)
         except BaseException:
-            self._give_up(connection, request_id, call)
+            self._give_up(call)
             raise
         return future
 
@@ -226,33 +238,33 @@ class SocketClient:
         role to the caller to give up."""
         while not own.done:
             if not self._read_one(connection):
-                own.lead = False  # The connection is gone, and the role with it.
-                return
+                return  # The connection is gone, and the role with it.
         with self._lock:
-            own.lead = False
             self._pass_reading(connection)
 
     def _pass_reading(self, connection):
         """Gives up the reader role (held by the caller, with the state lock held): to a blocking
         call that waits, else to the background reader when futures wait, else to nobody."""
         if not connection.alive:
-            connection.reading = False
+            connection.reader = None
             return
         background = False
         for call in connection.pending.values():
             if call.future is None:
-                if call.wake is not None and not call.lead:
-                    call.lead = True
+                if call.wake is not None and call is not connection.reader:
+                    connection.reader = call  # The hand-over, in one store; then the wake.
                     call.wake.release()
                     return
             else:
                 background = True
-        connection.reading = background
         if background:
+            connection.reader = BACKGROUND
             self._wake_background(connection)
+        else:
+            connection.reader = None
 
     def _wake_background(self, connection):
-        """Hands the reader role, already marked taken, to the background reader."""
+        """Wakes the background reader, already made the connection's `reader`."""
         if connection.background is None:
             connection.background = threading.Thread(
                 target=self._read_in_background, args=(connection,), name="codecall-rpc-reader", daemon=True
@@ -267,7 +279,7 @@ class SocketClient:
             while True:
                 with self._lock:
                     if not connection.pending:
-                        connection.reading = False
+                        connection.reader = None
                         break
                     if any(call.future is None for call in connection.pending.values()):
                         # A blocking call reads faster for itself than through a hand-off.
@@ -316,7 +328,7 @@ class SocketClient:
     def _close(self, connection, reason):
         with self._lock:
             connection.alive = False
-            connection.reading = False
+            connection.reader = None
             orphans = list(connection.pending.values())
             connection.pending.clear()
             for call in orphans:
