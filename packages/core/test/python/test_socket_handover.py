@@ -266,7 +266,7 @@ class HandoverTest(unittest.TestCase):
 
     def test_a_call_interrupted_as_it_hands_the_reading_on_still_hands_it_on(self):
         # The exception lands as the hand-over starts (a signal handler runs at a function's entry).
-        connection = self.open_connection()
+        host_end = self.open_connection()
 
         class Interrupted(Exception):
             pass
@@ -274,17 +274,17 @@ class HandoverTest(unittest.TestCase):
         real = self.client._pass_reading
         raised = []
 
-        def interrupted_once(on):
+        def interrupted_once(connection):
             if not raised:
                 raised.append(True)
                 raise Interrupted()
-            return real(on)
+            return real(connection)
 
         self.client._pass_reading = interrupted_once
 
         def answer_next():
             request, _ = self.host.next_request()
-            connection.sendall(echo_answer(request))
+            host_end.sendall(echo_answer(request))
 
         helper = threading.Thread(target=answer_next)
         helper.start()
@@ -293,7 +293,7 @@ class HandoverTest(unittest.TestCase):
         helper.join(TIMEOUT)
         self.assertFalse(self.connection().reading)
         later, later_request, _ = self.call_in_thread("later")
-        connection.sendall(echo_answer(later_request))
+        host_end.sendall(echo_answer(later_request))
         self.assertEqual(later.outcome(), ("result", "later"))
 
     def test_many_threads_and_futures_each_get_their_own_answer_whatever_the_order(self):
