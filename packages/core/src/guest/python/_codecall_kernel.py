@@ -121,15 +121,12 @@ class Output:
                 _os_dup2(self.saved[fd], fd)  # Also when unchanged: the same pipe again.
             except OSError:
                 continue  # The cell closed the kernel's copy too (os.closerange): left as it is.
-            stream = self.streams[fd]
-            if not _usable(stream):
-                stream = self.streams[fd] = _reopened(fd, stream)
-            setattr(sys, name, stream)
-            # Dropping the cell's own stream may have closed the kernel's: a wrapper the cell made
-            # over the kernel's buffer (io.TextIOWrapper(sys.stdout.buffer)) closes it as it goes.
-            if not _usable(stream):
-                stream = self.streams[fd] = _reopened(fd, stream)
-                setattr(sys, name, stream)
+            # Put back first, checked after: dropping the cell's own stream may close the kernel's
+            # (a wrapper the cell made over its buffer, io.TextIOWrapper(sys.stdout.buffer), does).
+            setattr(sys, name, self.streams[fd])
+            if not _usable(self.streams[fd]):
+                self.streams[fd] = _reopened(fd, self.streams[fd])
+                setattr(sys, name, self.streams[fd])
 
 
 def _usable(stream):
