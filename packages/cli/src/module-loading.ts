@@ -10,6 +10,15 @@ import { pathToFileURL } from "node:url";
 import { errorMessage, type ModuleImporter, type ToolDefinition } from "@codecall/core";
 import { UsageError } from "./exit-codes.js";
 
+/**
+ * The plugins a local run uses, imported by name so that the command's build carries them (see
+ * tsup.config.ts): a plain `import(specifier)` would load them from node_modules beside it.
+ */
+const CARRIED_PLUGINS: Readonly<Record<string, () => Promise<unknown>>> = {
+  "@codecall/backend-local": () => import("@codecall/backend-local"),
+  "@codecall/transport-uds": () => import("@codecall/transport-uds"),
+};
+
 /** An importer for the resolver: the user's project first, then the CLI's own dependencies. */
 export function createModuleImporter(cwd: string): ModuleImporter {
   const requireFromCwd = createRequire(path.join(cwd, "package.json"));
@@ -21,7 +30,8 @@ export function createModuleImporter(cwd: string): ModuleImporter {
     } catch {
       // Not installed in the project: fall back to what the CLI itself ships.
     }
-    return (resolved ? import(pathToFileURL(resolved).href) : import(specifier)) as Promise<unknown>;
+    if (resolved) return import(pathToFileURL(resolved).href) as Promise<unknown>;
+    return (Object.hasOwn(CARRIED_PLUGINS, specifier) ? CARRIED_PLUGINS[specifier]!() : import(specifier)) as Promise<unknown>;
   };
 }
 

@@ -2,10 +2,11 @@
 // needs, and none of what only other runs or other commands need — the other backends and the
 // remote executor they share, the transports it would only fall back to, the MCP client and
 // server, the AI SDK, the TypeScript loader, OpenTelemetry, the terminal prompt — nor modules that
-// the build bundles into one (each module costs its own load). Start-up
+// the build bundles into one (each module costs its own load): what a local run needs comes from
+// the command's own build, in a few modules, not from the packages it was built from. Start-up
 // is most of a short run's time, so each of these is imported only when it is used; this holds
 // the line without timing anything.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -53,16 +54,20 @@ async function modulesOfRun(name: string, imports: string[] = [], env: NodeJS.Pr
   });
   expect(result.stdout, result.stderr).toBe("hi\n");
   expect(result.code).toBe(0);
-  return (await readFile(log, "utf8")).split("\n").filter(Boolean);
+  return [...new Set((await readFile(log, "utf8")).split("\n").filter(Boolean))];
 }
 
 describe("codecall run on the local backend", () => {
-  it("loads the local backend and its transport, and nothing only other runs or commands need", async () => {
+  it("loads the local backend and its transport from the command's own build, and nothing only other runs or commands need", async () => {
     const modules = await modulesOfRun("plain");
     // The recorder sees the run's own modules: without these, an empty list would pass.
-    expect(modules.some((url) => url.includes("/backend-local/"))).toBe(true);
-    expect(modules.some((url) => url.includes("/transport-uds/"))).toBe(true);
+    const own = modules.filter((url) => url.startsWith("file:") && url.includes("/cli/dist/"));
+    expect(own.some((url) => url.endsWith("/cli/dist/bin.js"))).toBe(true);
     expect(modules).toContain("node:child_process");
+    // Carried in the build (see tsup.config.ts): not one module of core, the tools, the backend or
+    // the transport from where they are installed, and the command's own in a dozen at most.
+    expect(modules.filter((url) => url.startsWith("file:") && !url.includes("/cli/dist/") && !url.includes("/fixtures/"))).toEqual([]);
+    expect(own.length).toBeLessThanOrEqual(12);
     for (const [what, pattern] of Object.entries(NOT_NEEDED)) {
       expect(
         modules.filter((url) => pattern.test(url)),
@@ -77,5 +82,31 @@ describe("codecall run on the local backend", () => {
     const modules = await modulesOfRun("traced", [OPEN_TELEMETRY_SETUP], { CODECALL_SPAN_LOG: spans });
     expect(modules.some((url) => url.includes("@opentelemetry"))).toBe(true);
     expect((await readFile(spans, "utf8")).split("\n")).toContain("codecall.run");
+  });
+});
+
+describe("a plugin the command carries in its build", () => {
+  it("is still taken from the project when the project installs its own", async () => {
+    // A project pinning its own @codecall/backend-local: its copy serves the run, not the CLI's.
+    const project = await mkdtemp(path.join(tmpdir(), "codecall-cli-project-"));
+    try {
+      const installed = path.join(project, "node_modules", "@codecall", "backend-local");
+      await mkdir(installed, { recursive: true });
+      await writeFile(
+        path.join(installed, "package.json"),
+        JSON.stringify({ name: "@codecall/backend-local", version: "0.0.0-project", type: "module", exports: "./index.js" }),
+      );
+      await writeFile(
+        path.join(installed, "index.js"),
+        'export function createEnvironment() { throw new Error("the project\'s own backend-local was used"); }\n',
+      );
+      await writeFile(path.join(project, "hi.py"), 'print("hi")\n');
+      const result = await runCli(["run", "hi.py"], { cwd: project });
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toContain("the project's own backend-local was used");
+      expect(result.code).not.toBe(0);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });

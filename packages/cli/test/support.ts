@@ -28,7 +28,11 @@ export interface CliOptions {
 /** Runs `codecall ARGS` with optional stdin. */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+    // Without the NODE_PATH of pnpm's shims (the test runner's): Node would find codecall's own
+    // packages there as if the project had installed them, and the CLI would load those instead
+    // of the ones its build carries (see module-loading.ts), which a user's run uses.
+    const { NODE_PATH: _shims, ...env } = options.env ?? process.env;
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let killedAtDeadline = false;

@@ -27,7 +27,6 @@ describe("pythonGuestFiles", () => {
       { name: "_codecall_calls.py", data: source("_codecall_calls.py") },
       { name: "_codecall_protocol.py", data: source("_codecall_protocol.py") },
       { name: "_codecall_client.py", data: source("socket_client.py") },
-      { name: "_codecall_main.py", data: source("_codecall_main.py") },
       { name: "sitecustomize.py", data: source("sitecustomize.py") },
     ]);
   });
@@ -44,7 +43,7 @@ describe("pythonGuestFiles", () => {
     );
   });
 
-  it.each(["_codecall_protocol", "_codecall_calls", "_codecall_client", "_codecall_main", "sitecustomize", "script"])(
+  it.each(["_codecall_protocol", "_codecall_calls", "_codecall_client", "sitecustomize", "script"])(
     "refuses the module name %s, which the run's files take",
     (moduleName) => {
       let caught: unknown;
@@ -55,7 +54,7 @@ describe("pythonGuestFiles", () => {
       }
       expect(CodecallError.isInstance(caught, "INVALID_OPTIONS")).toBe(true);
       expect((caught as Error).message).toBe(
-        `moduleName "${moduleName}" is taken by the run's own files (_codecall_protocol, _codecall_calls, _codecall_client, _codecall_main, sitecustomize, script)`,
+        `moduleName "${moduleName}" is taken by the run's own files (_codecall_protocol, _codecall_calls, _codecall_client, sitecustomize, script)`,
       );
     },
   );

@@ -1,19 +1,15 @@
-// A script run under a name (executeCode's `scriptName`, the CLI's script path): the launcher runs
-// it through _codecall_main.py, which compiles it under that name. Run for real with python3.
+// A script run under a name (executeCode's `scriptName`, the CLI's script path): the launcher
+// compiles it under that name. Run for real with python3.
 import { spawn } from "node:child_process";
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { launchScriptCommand } from "../src/guest/launcher.js";
-
-const RUNNER = fileURLToPath(new URL("../src/guest/python/_codecall_main.py", import.meta.url));
 
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "codecall-script-name-"));
-  await copyFile(RUNNER, path.join(dir, "_codecall_main.py"));
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 

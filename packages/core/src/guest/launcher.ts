@@ -3,8 +3,10 @@
  * `python/launcher.py`): the launcher is a child subreaper where Linux allows it, so when the
  * script's process exits, every process it left behind — also those that left its process group
  * and cleared their environment — is ended, and the run ends with the script instead of waiting
- * for a helper that holds stdout. Where the environment does that itself (`SpawnOptions.whenTreeHeld`:
- * an environment agent's shepherd), the script runs directly instead: one interpreter start, not two.
+ * for a helper that holds stdout. The launcher is the script's own interpreter, started once: the
+ * script runs in a fork of it. Where the environment holds the tree itself
+ * (`SpawnOptions.whenTreeHeld`: an environment agent's shepherd), the launcher runs the script in
+ * its own process instead (`--direct`).
  */
 import type { TreeHeldCommand } from "../environment.js";
 import launcher from "./python/launcher.py?raw";
@@ -20,16 +22,13 @@ export interface ScriptLaunch {
 
 /**
  * A shell command that runs `scriptPath` with `interpreter` (a shell word or words, such as
- * `python3`) under the launcher; the exit status is the script's. With `archivePath` (a zip from
- * `storedZip`), the launcher first writes the archive's files into its directory. With
- * `scriptName`, tracebacks call the script by that name (it runs through `_codecall_main.py`, which
- * must be beside it: the guest's archive holds it).
+ * `python3` or `python3 -X dev`) under the launcher; the exit status is the script's. With
+ * `archivePath` (a zip from `storedZip`), the launcher first writes the archive's files into its
+ * directory. With `scriptName`, tracebacks, warnings and syntax errors call the script by that name.
  */
 export function launchScriptCommand(interpreter: string, scriptPath: string, archivePath?: string, scriptName?: string): string {
-  // -I -S: the launcher needs no site packages, and importing them is most of a start.
-  const name = scriptName === undefined ? "" : ` --name ${shellQuote(scriptName)}`;
   const archive = archivePath === undefined ? "" : ` ${shellQuote(archivePath)}`;
-  return `exec ${interpreter} -I -S -c ${shellQuote(launcher)}${name}${archive} ${shellQuote(scriptPath)}`;
+  return `exec ${interpreter} -c ${shellQuote(launcher)}${nameArgument(scriptName)}${archive} ${shellQuote(scriptPath)}`;
 }
 
 /**
@@ -40,13 +39,16 @@ export function launchScriptCommand(interpreter: string, scriptPath: string, arc
  * by that, as it knows the launcher's child by the pid the launcher gives it.
  */
 export function scriptLaunch(interpreter: string, scriptPath: string, archivePath?: string, scriptName?: string): ScriptLaunch {
-  const runner = `${scriptPath.slice(0, scriptPath.lastIndexOf("/") + 1)}_codecall_main.py`;
-  const program = scriptName === undefined ? shellQuote(scriptPath) : `${shellQuote(runner)} ${shellQuote(scriptPath)} ${shellQuote(scriptName)}`;
+  const direct = `exec ${interpreter} -c ${shellQuote(launcher)} --direct${nameArgument(scriptName)} ${shellQuote(scriptPath)}`;
   return {
     command: launchScriptCommand(interpreter, scriptPath, archivePath, scriptName),
     whenTreeHeld: {
-      command: `export CODECALL_SCRIPT_PID=session-leader; exec ${interpreter} ${program}`,
+      command: `export CODECALL_SCRIPT_PID=session-leader; ${direct}`,
       ...(archivePath === undefined ? {} : { unpack: archivePath }),
     },
   };
+}
+
+function nameArgument(scriptName: string | undefined): string {
+  return scriptName === undefined ? "" : ` --name ${shellQuote(scriptName)}`;
 }

@@ -6,16 +6,15 @@
  *
  * The modules: `<moduleName>.py` (the tools, python-stub.ts), `_codecall_calls.py` (calling
  * helpers), `_codecall_protocol.py` (`ToolError`, the wire format), `_codecall_client.py` (the
- * transport's client, from `Transport.guestClient`; its contract is python/_codecall_client.pyi),
- * `_codecall_main.py` (runs the script under the name the host gave it; see launcher.ts) and
- * `sitecustomize.py`, which Python runs at start-up: it keeps block-buffered output from being
- * lost when the run is killed (see guest-env.ts).
+ * transport's client, from `Transport.guestClient`; its contract is python/_codecall_client.pyi)
+ * and `sitecustomize.py`, the start-up hook of the script and of the Python processes it starts:
+ * it chooses stdout's buffering and keeps buffered output from being lost when the run is killed
+ * (see guest-env.ts).
  */
 import type { ToolDefinition } from "../tool.js";
 import { assertModuleName, GUEST_RUNTIME_MODULES } from "./python-names.js";
 import { DEFAULT_MODULE_NAME, generatePythonModule } from "./python-stub.js";
 import callsModule from "./python/_codecall_calls.py?raw";
-import mainModule from "./python/_codecall_main.py?raw";
 import protocolModule from "./python/_codecall_protocol.py?raw";
 import startupModule from "./python/sitecustomize.py?raw";
 
@@ -40,13 +39,12 @@ export interface PythonGuestOptions {
 export function pythonGuestFiles(options: PythonGuestOptions): GuestFile[] {
   const moduleName = options.moduleName ?? DEFAULT_MODULE_NAME;
   assertModuleName(moduleName);
-  const { protocol, calls, client, main, startup } = GUEST_RUNTIME_MODULES;
+  const { protocol, calls, client, startup } = GUEST_RUNTIME_MODULES;
   return [
     { name: `${moduleName}.py`, data: generatePythonModule({ tools: options.tools, moduleName }) },
     { name: `${calls}.py`, data: callsModule },
     { name: `${protocol}.py`, data: protocolModule },
     { name: `${client}.py`, data: options.clientSource },
-    { name: `${main}.py`, data: mainModule },
     { name: `${startup}.py`, data: startupModule },
   ];
 }

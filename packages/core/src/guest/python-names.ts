@@ -81,7 +81,6 @@ export const GUEST_RUNTIME_MODULES = {
   protocol: "_codecall_protocol",
   calls: "_codecall_calls",
   client: "_codecall_client",
-  main: "_codecall_main",
   startup: "sitecustomize",
 } as const;
 

@@ -129,7 +129,7 @@ print(sorted(os.listdir(os.path.dirname(rpc))))
     );
     expect(result.output).toBe(
       "good\n['claimed', 'escape.json', 'guest-tmp', 'host-tmp', 'requests', 'responses'] []\n" +
-        "['_codecall_calls.py', '_codecall_client.py', '_codecall_main.py', '_codecall_protocol.py', 'codecall.py', 'rpc', 'run.zip', 'script.py', 'sitecustomize.py']\n",
+        "['_codecall_calls.py', '_codecall_client.py', '_codecall_protocol.py', 'codecall.py', 'rpc', 'run.zip', 'script.py', 'sitecustomize.py']\n",
     );
     expect(result.toolCallsMade).toBe(1);
   }, 60_000);

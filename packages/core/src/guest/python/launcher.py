@@ -1,13 +1,14 @@
-# codecall launcher: runs a script as its only child and makes sure nothing the script started
-# outlives it. Invoked as `python3 [FLAGS] -I -S -c "<this>" [--name NAME] [ARCHIVE] SCRIPT` (-I -S:
-# no site packages to import, which is most of an interpreter's start); the script runs under the
-# same interpreter (sys.executable), with FLAGS and its full environment.
+# codecall launcher: runs a script and makes sure nothing the script started outlives it.
+# Invoked as `python3 [FLAGS] -c "<this>" [--direct] [--name NAME] [ARCHIVE] SCRIPT`. It is the
+# script's own interpreter, started once: Python's start-up (site packages, most of an interpreter's
+# start) is done once for both, and the script runs in a fork of it, with FLAGS and its environment.
 #
-# - NAME, when given, is what tracebacks call the script: it then runs through _codecall_main.py
-#   (beside SCRIPT, from the archive), which compiles it under that name.
+# - NAME, when given, is what tracebacks, warnings and syntax errors call the script (see run_script).
 # - ARCHIVE, when given, holds the run's files (the script and the guest modules) as an
 #   uncompressed zip: they are written beside it first. The host then installs a run with one
 #   write, and the script imports plain files (Python compiles a module it imports from a zip twice).
+#   The archive's start-up hook (sitecustomize.py) was not there yet when Python started: the
+#   script runs it as its first step (see run_start_up_hook).
 # - On Linux it becomes a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every process the
 #   script orphans (setsid, double fork, a cleared environment: nothing else can find those) is
 #   re-parented to it instead of to init.
@@ -15,10 +16,13 @@
 #   pid in /proc), reaps them, and exits with the script's status (a death by signal is re-raised).
 #   The run therefore ends when the script does, even if a helper holds its stdout open.
 # - SIGTERM, SIGHUP and SIGINT are passed on to the whole tree, so a kill reaches escaped helpers.
+# - --direct: the environment holds the command's tree itself (an environment agent's shepherd,
+#   which also unpacked the run's files before Python started): the script runs in this process.
 #
 # Without prctl or /proc (not Linux) it degrades to a plain parent: the backend's process-group
 # kill is then all there is. It never forks after starting the script, so it can end the tree of
 # a fork bomb that has used up the environment's process limit.
+import gc
 import os
 import sys
 import time
@@ -163,57 +167,184 @@ def exit_like(status):
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
-NO_INTERPRETER_PATH = (
-    "codecall: the Python interpreter does not know its own path (sys.executable is empty, and /proc/self/exe"
-    " cannot be read), so the script cannot be started; give the interpreter as an absolute path, or a PATH"
-    " that holds it\n"
-)
+# Python's start-up files, which the launcher runs for the script when the archive brought them.
+START_UP_HOOK = "sitecustomize"
 
 
-def own_interpreter():
-    """The running interpreter's path, to start the script with. sys.executable is empty when the
-    interpreter was started by a bare name with no PATH to find it on (a backend's env without
-    PATH: the shell still finds python3 on its built-in path); the kernel then knows it."""
-    if sys.executable:
-        return sys.executable
+def start_up_hook(directory):
+    """The run's start-up hook (sitecustomize.py in DIRECTORY), compiled; None where there is none.
+    Python imports start-up hooks as it starts, before the launcher unpacked the archive: the
+    machine's own sitecustomize (if any) ran then, once, and the script inherits what it did. This
+    one runs in the script (see run_start_up_hook). Compiled before the fork: in the fork, whose
+    first writes copy the pages they touch, the same compile takes three times as long."""
+    hook = os.path.join(directory, START_UP_HOOK + ".py")
     try:
-        return os.readlink("/proc/self/exe")
-    except OSError:
-        return ""
+        with open(hook, "rb") as hook_file:
+            source = hook_file.read()
+        return compile(source, hook, "exec", dont_inherit=True)
+    except FileNotFoundError:
+        return None
+    except Exception as error:
+        report_hook_error(error)
+        return None
+
+
+def run_start_up_hook(hook):
+    """Runs HOOK (see start_up_hook) as the script's own start-up hook. An error is reported as
+    Python reports one in its start-up hook, and the script still runs."""
+    if hook is None:
+        return
+    try:
+        # Under a name of its own: as "sitecustomize" it would run the machine's hook again.
+        exec(hook, {"__name__": "_codecall_start_up", "__file__": hook.co_filename})
+    except Exception as error:
+        report_hook_error(error)
+
+
+def report_hook_error(error):
+    sys.stderr.write("Error in %s; set PYTHONVERBOSE for traceback:\n%s: %s\n" % (START_UP_HOOK, type(error).__name__, error))
+
+
+def run_script(script, name):
+    """Runs SCRIPT in this process as the main program, compiled under NAME.
+
+    Names are for people, paths for programs: the code is compiled under NAME (its frames, and so
+    every traceback, warning and SyntaxError, show it), while __file__ and sys.argv[0] stay the
+    real copy, which exists wherever the script runs (multiprocessing and __file__-relative reads
+    need a path that is there). Source lines in tracebacks come from the copy too: linecache is
+    given them under NAME, so a file of that name in the working directory (or none) cannot show
+    other lines."""
+    # This module's globals are about to become the script's (the launcher runs as __main__, and
+    # the script must too, for pickle and friends): what is needed after that is held in locals.
+    import sys
+
+    launcher_file = run_script.__code__.co_filename
+    # The loader class of a module run from a file, without importing importlib.machinery (~0.7 ms).
+    SourceFileLoader = sys.modules["_frozen_importlib_external"].SourceFileLoader
+
+    def report_uncaught(kind, error, traceback):
+        # The launcher's own frames lead every traceback; the script's start after them.
+        while traceback is not None and traceback.tb_frame.f_code.co_filename == launcher_file:
+            traceback = traceback.tb_next
+        # The traceback module, not sys.__excepthook__: before 3.13 the latter reads source lines
+        # from a file of that name only, the former from linecache, which holds the script's.
+        import traceback as printer
+
+        printer.print_exception(kind, error.with_traceback(traceback), traceback)
+
+    with open(script, "rb") as source_file:
+        source = source_file.read()
+
+    def give_lines(linecache):
+        import io
+        import tokenize  # Imported by linecache already.
+
+        text = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0], "replace")
+        # An entry without a modification time: linecache keeps it and never looks for a file.
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+
+    class LinesOnImport:
+        """Gives linecache the script's lines as it is first imported (by a traceback, a warning,
+        the script): importing it here would import tokenize and re, ~6 ms of every run's start.
+        A meta path finder, first on sys.meta_path until then: it finds linecache as the others
+        would, and wraps its loader only to give the lines once the module has run."""
+
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname != "linecache":
+                return None
+            for finder in [finder for finder in sys.meta_path if finder is not self]:
+                spec = finder.find_spec(fullname, path, target) if hasattr(finder, "find_spec") else None
+                if spec is not None and spec.loader is not None:
+                    sys.meta_path.remove(self)
+                    # Duck-typed: subclassing importlib.abc.Loader would cost an import.
+                    spec.loader = LinesAfterLoading(spec.loader)  # pyright: ignore[reportAttributeAccessIssue]
+                    return spec
+            return None
+
+    class LinesAfterLoading:
+        def __init__(self, loader):
+            self.loader = loader
+
+        def create_module(self, spec):
+            return self.loader.create_module(spec)
+
+        def exec_module(self, module):
+            self.loader.exec_module(module)
+            # The module keeps the loader that really loaded it.
+            module.__loader__ = module.__spec__.loader = self.loader
+            give_lines(module)
+
+    if "linecache" in sys.modules:
+        give_lines(sys.modules["linecache"])  # A start-up hook imported it already.
+    else:
+        sys.meta_path.insert(0, LinesOnImport())
+
+    main_globals = sys.modules["__main__"].__dict__
+    builtins = main_globals["__builtins__"]
+    main_globals.clear()
+    main_globals.update(
+        {
+            "__name__": "__main__",
+            "__doc__": None,
+            "__package__": None,
+            "__spec__": None,
+            "__file__": script,
+            "__cached__": None,
+            "__loader__": SourceFileLoader("__main__", script),
+            "__builtins__": builtins,
+        }
+    )
+    sys.argv = [script]
+    sys.excepthook = report_uncaught
+    # A SyntaxError raised here is reported as Python reports one in a script: no traceback, the
+    # file (NAME), the line and the caret.
+    code = compile(source, name, "exec", dont_inherit=True)
+    exec(code, main_globals)
 
 
 def main():
     arguments = sys.argv[1:]
+    # -c put the working directory first on the module path (unless FLAGS hold -P or -I); a script
+    # run from its file has its own directory there instead. Taken off before anything is imported.
+    path_has_main_directory = sys.path[:1] == [""]
+    if path_has_main_directory:
+        del sys.path[0]
+    direct = arguments[:1] == ["--direct"]
+    if direct:
+        arguments = arguments[1:]
     name = None
     if arguments[:1] == ["--name"]:
         name, arguments = arguments[1], arguments[2:]
     *archive, script = arguments
-    program = [script] if name is None else [os.path.join(os.path.dirname(script), "_codecall_main.py"), script, name]
     for path in archive:
         failure = unpack_failure(path)
         if failure is not None:
             os.write(2, failure.encode())
             os._exit(1)
+    if path_has_main_directory:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    if direct:
+        run_script(script, script if name is None else name)
+        return
     become_subreaper()
-    # orig_argv (3.10+) is [python, *FLAGS, "-I", "-S", "-c", source, *argv[1:]].
-    flags = list(getattr(sys, "orig_argv", []))[1 : -len(sys.argv) - 3]
+    # Python's own handlers (KeyboardInterrupt on SIGINT; whatever the launcher's parent left),
+    # given back to the script.
+    inherited = [(signum, signal.getsignal(signum)) for signum in FORWARDED]
     for signum in FORWARDED:
         signal.signal(signum, lambda signum, _frame: signal_all(descendants(), signum))
-    executable = own_interpreter()
+    hook = start_up_hook(os.path.dirname(script))
+    # What Python holds now stays shared with the fork: a collection there would write to (and
+    # so copy) every page of it. The launcher's own objects are never garbage anyway.
+    gc.freeze()
     child = os.fork()
     if child == 0:
-        for signum in FORWARDED + (signal.SIGPIPE,):
-            signal.signal(signum, signal.SIG_DFL)
-        # Tells the guest's start-up hook (sitecustomize.py) which process is the script itself.
+        for signum, handler in inherited:
+            signal.signal(signum, handler)
+        # Tells the start-up hook (sitecustomize.py) that this process is the script itself.
         os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
-        if not executable:
-            os.write(2, NO_INTERPRETER_PATH.encode())
-            os._exit(127)
-        try:
-            os.execv(executable, [executable] + flags + program)
-        except (OSError, ValueError) as error:
-            os.write(2, ("codecall: cannot run %s: %s\n" % (executable, error)).encode())
-        os._exit(127)
+        run_start_up_hook(hook)
+        run_script(script, script if name is None else name)
+        return
     while True:
         pid, status = os.waitpid(-1, 0)
         if pid == child:

@@ -18,10 +18,13 @@ in the main thread between two bytecodes, so a thread blocked in a call that sig
 just before a blocking call starts) waits for the host's SIGKILL after the grace period.
 
 The script's own process is named in CODECALL_SCRIPT_PID: by its pid, which the launcher sets
-when it starts the script, or as "session-leader" where the script runs without the launcher (an
-environment agent's shepherd starts it as the first process of a session of its own, and nothing
-else of the run leads that session before the script has started). The script then puts its own
-pid there, so its Python subprocesses (in a session of their own, too, or not) know they are not it.
+in the fork that becomes the script (it then runs this file as the script's first step: when its
+interpreter started, the run's files were not unpacked yet), or as "session-leader" where the
+launcher runs the script in its own process (an environment agent's shepherd starts it as the
+first process of a session of its own, and nothing else of the run leads that session before the
+script has started; the shepherd unpacked the files, and Python imports this hook as it starts).
+The script then puts its own pid there, so its Python subprocesses (in a session of their own, too,
+or not) know they are not it.
 
 Every other process of the run — a forked child (multiprocessing's fork workers), a Python
 subprocess — keeps the default SIGTERM (multiprocessing's Pool.terminate() waits for its workers
@@ -29,8 +32,9 @@ without a deadline: a handler that runs late would hang it) and gets a line-buff
 instead, so what it prints is out by the end of each line when it is killed. A fork flushes first,
 so a child does not inherit what the parent printed and print it again.
 
-Then it runs the `sitecustomize` it shadows, if the interpreter has one. Imports are kept to
-builtins: every script pays for them at start-up.
+Imported by Python as it starts, it then runs the `sitecustomize` it shadows, if the interpreter
+has one (run by the launcher, it does not: that one ran when the interpreter started). Imports are
+kept to builtins: every script pays for them at start-up.
 """
 import os
 import sys
@@ -70,6 +74,9 @@ _WRITE_BYTES = 262144
 
 def _larger_writes():
     try:
+        # By lines if this interpreter started as something else: a launcher whose run's files
+        # were there already ran this hook as a process that is not the script.
+        sys.stdout.reconfigure(line_buffering=False)  # pyright: ignore[reportAttributeAccessIssue]
         # The text layer hands its buffered text on in pieces of this size (8 KiB by default); the
         # byte layer under it writes a piece larger than its own buffer straight through.
         sys.stdout._CHUNK_SIZE = _WRITE_BYTES  # pyright: ignore[reportAttributeAccessIssue]
@@ -145,4 +152,5 @@ def _run_shadowed_sitecustomize():
 _mode = os.environ.get("CODECALL_OUTPUT")
 if _mode in ("buffered", "lines"):
     _set_up(_mode)
-_run_shadowed_sitecustomize()
+if __name__ == "sitecustomize":
+    _run_shadowed_sitecustomize()
