@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32 as zlibCrc32 } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { CodecallError } from "../src/errors.js";
 import { crc32 } from "../src/files/crc32.js";
@@ -30,6 +31,13 @@ describe("crc32", () => {
     expect(crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
     expect(crc32(new Uint8Array())).toBe(0);
     expect(crc32(new Uint8Array([0xff, 0x00, 0x80]))).toBe(0xac616edf);
+  });
+
+  it("agrees with zlib at every length around its 8-byte steps, and on a run-sized archive", () => {
+    const bytes = new Uint8Array(100_003).map((_, index) => (index * 2_654_435_761) >>> 24);
+    for (let length = 0; length <= 40; length += 1)
+      expect(crc32(bytes.subarray(0, length)), `${length} bytes`).toBe(zlibCrc32(bytes.subarray(0, length)));
+    expect(crc32(bytes.subarray(3))).toBe(zlibCrc32(bytes.subarray(3)));
   });
 });
 
