@@ -6,7 +6,8 @@ afterEach(() => vi.restoreAllMocks());
 
 /** Has `process.getBuiltinModule("node:fs")` give `fs` for the duration of `body`. */
 function withBuiltinFs<T>(fs: unknown, body: () => T): T {
-  const original = process.getBuiltinModule;
+  const descriptor = Object.getOwnPropertyDescriptor(process, "getBuiltinModule")!;
+  const original = (id: string): unknown => process.getBuiltinModule(id);
   Object.defineProperty(process, "getBuiltinModule", {
     value: (id: string) => (id === "node:fs" ? fs : original(id)),
     configurable: true,
@@ -15,7 +16,7 @@ function withBuiltinFs<T>(fs: unknown, body: () => T): T {
   try {
     return body();
   } finally {
-    Object.defineProperty(process, "getBuiltinModule", { value: original, configurable: true, writable: true });
+    Object.defineProperty(process, "getBuiltinModule", descriptor);
   }
 }
 
