@@ -7,12 +7,9 @@ afterEach(() => vi.restoreAllMocks());
 /** Has `process.getBuiltinModule("node:fs")` give `fs` for the duration of `body`. */
 function withBuiltinFs<T>(fs: unknown, body: () => T): T {
   const descriptor = Object.getOwnPropertyDescriptor(process, "getBuiltinModule")!;
-  const original = (id: string): unknown => process.getBuiltinModule(id);
-  Object.defineProperty(process, "getBuiltinModule", {
-    value: (id: string) => (id === "node:fs" ? fs : original(id)),
-    configurable: true,
-    writable: true,
-  });
+  const original = descriptor.value as (this: NodeJS.Process, id: string) => unknown;
+  const standIn = (id: string): unknown => (id === "node:fs" ? fs : original.call(process, id));
+  Object.defineProperty(process, "getBuiltinModule", { value: standIn, configurable: true, writable: true });
   try {
     return body();
   } finally {
