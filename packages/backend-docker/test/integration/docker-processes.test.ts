@@ -23,7 +23,12 @@ time.sleep(300)
 `;
 
 /** What {@link SPRAWLING_SCRIPT} leaves running: the pipeline, the shell job, script and forked worker (each the launcher's interpreter, named by its arguments). */
-const SPREAD = [/ sleep 301$/m, / cat$/m, / sleep 303$/m, /python3 -c # codecall launcher.* \S+\/script\.py$(.|\n)*python3 -c # codecall launcher.* \S+\/script\.py$/m];
+const SPREAD = [
+  / sleep 301$/m,
+  / cat$/m,
+  / sleep 303$/m,
+  /python3 -c # codecall launcher.* \S+\/script\.py$(.|\n)*python3 -c # codecall launcher.* \S+\/script\.py$/m,
+];
 
 describeIntegration("docker backend: no process outlives its run", dockerUnavailable, () => {
   const docker = new Docker();
