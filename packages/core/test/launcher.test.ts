@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storedZip, type ZipEntry } from "../src/files/stored-zip.js";
-import { launchScriptCommand } from "../src/guest/launcher.js";
+import { launchScriptCommand, scriptLaunch } from "../src/guest/launcher.js";
 import { processGone } from "./support/process-gone.js";
 
 interface Launched {
@@ -68,6 +68,29 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect(ended.signal).toBe("SIGKILL");
     expect(ended.stdout).toBe("");
   });
+
+  it.each([
+    ["under the launcher", undefined],
+    ["run directly (--direct)", "direct"],
+  ])(
+    "dies of SIGINT after an uncaught KeyboardInterrupt, %s, as a script does",
+    async (_how, direct) => {
+      // Python ends itself by SIGINT only if the hook that reports the error imports nothing.
+      const script = path.join(dir, "script.py");
+      await writeFile(script, "raise KeyboardInterrupt\n");
+      const command = direct ? scriptLaunch("python3", script).whenTreeHeld.command : launchScriptCommand("python3", script);
+      const run = spawnSync("sh", ["-c", command], { encoding: "utf8" });
+      expect(run.signal).toBe("SIGINT");
+      expect(run.stderr).toMatch(/^Traceback \(most recent call last\):\n[\s\S]*\nKeyboardInterrupt\n$/);
+      expect(run.stderr).not.toContain("codecall launcher");
+    },
+    30_000,
+  );
+
+  it("leaves nothing frozen in the script: the garbage collector sees what was made before it started", async () => {
+    const { done } = await launch("import gc\nitems = []\nprint(gc.get_freeze_count(), any(r is globals() for r in gc.get_referrers(items)))");
+    expect(await done).toMatchObject({ code: 0, stdout: "0 True\n" });
+  }, 30_000);
 
   it("gives the script the interpreter's flags and its arguments", async () => {
     const { done } = await launch("import sys\nprint(sys.flags.dev_mode, sys.argv[0].endswith('script.py'))", "python3 -X dev");
@@ -184,6 +207,51 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
     },
     30_000,
   );
+
+  it("passes on a SIGTERM that comes while it prepares the script, which then never runs", async () => {
+    // A start-up hook that takes a while to compile holds the launcher between its unpacking and
+    // the fork: a kill then must end the run, not be passed on to no one.
+    const hook = Array.from({ length: 200_000 }, (_, index) => `x${index} = ${index}`).join("\n");
+    const marker = path.join(dir, "ran");
+    const archive = path.join(dir, "run.zip");
+    await writeFile(
+      archive,
+      storedZip([
+        { name: "sitecustomize.py", data: hook },
+        { name: "script.py", data: `open(${JSON.stringify(marker)}, "w").write("ran")\n` },
+      ]),
+    );
+    const child = spawn("/bin/sh", ["-c", launchScriptCommand("python3", path.join(dir, "script.py"), archive)], { stdio: "ignore" });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on("close", (_code, signal) => resolve(signal)));
+    while (
+      !(await stat(path.join(dir, "script.py")).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    // Unpacked; the hook's compile (~1 s) has begun: the kill lands in it, whatever the load.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill("SIGTERM");
+    expect(await ended).toBe("SIGTERM");
+    expect(
+      await stat(marker).then(
+        () => "ran",
+        () => "never ran",
+      ),
+    ).toBe("never ran");
+  }, 30_000);
+
+  it("stays the subreaper when the run's files hold a module named _ctypes (a tools module may be)", async () => {
+    const run = await launchArchive([
+      { name: "_ctypes.py", data: "raise ImportError('the planted _ctypes')\n" },
+      {
+        name: "script.py",
+        data: "import os, time\nlauncher = os.getppid()\nif os.fork() == 0:\n    if os.fork() == 0:\n        time.sleep(0.2)\n        print(os.getppid() == launcher, flush=True)\n    os._exit(0)\ntime.sleep(0.6)\n",
+      },
+    ]);
+    expect(run).toMatchObject({ status: 0, stdout: "True\n", stderr: "" });
+  }, 30_000);
 
   it("refuses an entry that names another directory, and runs nothing", async () => {
     const run = await launchArchive([

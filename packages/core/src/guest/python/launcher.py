@@ -155,6 +155,43 @@ def end_leftovers():
         time.sleep(0.01)
 
 
+def tree_of(child):
+    """The script and everything below the launcher (the script alone where /proc cannot be read)."""
+    pids = descendants()
+    return pids if child in pids else [child] + pids
+
+
+def wait_passing_signals_on(child, waited, mask):
+    """Waits for CHILD to end, passing SIGTERM, SIGHUP and SIGINT on to the whole tree; its status.
+    WAITED are blocked. Without sigwaitinfo (macOS) they are taken by handlers instead, and one that
+    comes between the handler's check and the blocking wait is passed on once the wait returns."""
+    if not hasattr(signal, "sigwaitinfo"):
+        for signum in FORWARDED:
+            signal.signal(signum, lambda signum, _frame: signal_all(tree_of(child), signum))
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == child:
+                return status
+    while True:
+        signum = signal.sigwaitinfo(waited).si_signo
+        if signum != signal.SIGCHLD:
+            signal_all(tree_of(child), signum)
+            continue
+        status = None
+        while True:  # Reaps every child that ended: SIGCHLD stands for one or more.
+            try:
+                pid, ended = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid == child:
+                status = ended
+        if status is not None:
+            return status
+
+
 def exit_like(status):
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
@@ -163,6 +200,8 @@ def exit_like(status):
         except (OSError, ValueError):
             pass  # SIGKILL and SIGSTOP have no handler to reset: they act by default anyway.
         os.kill(os.getpid(), signum)
+        # The launcher holds SIGTERM, SIGHUP and SIGINT blocked (see main): let it in.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])
         os._exit(128 + signum)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
@@ -299,7 +338,14 @@ def run_script(script, name):
     # A SyntaxError raised here is reported as Python reports one in a script: no traceback, the
     # file (NAME), the line and the caret.
     code = compile(source, name, "exec", dont_inherit=True)
-    exec(code, main_globals)
+    try:
+        exec(code, main_globals)
+    except KeyboardInterrupt as error:
+        # Reported here: an import in the hook Python calls (traceback's) would clear the flag by
+        # which Python ends itself by SIGINT after an uncaught KeyboardInterrupt, as a script does.
+        report_uncaught(type(error), error, error.__traceback__)
+        sys.excepthook = lambda *_: None
+        raise
 
 
 def main():
@@ -316,6 +362,9 @@ def main():
     if arguments[:1] == ["--name"]:
         name, arguments = arguments[1], arguments[2:]
     *archive, script = arguments
+    if not direct:
+        # Before the run's files are there: a tools module named _ctypes would be found first.
+        become_subreaper()
     for path in archive:
         failure = unpack_failure(path)
         if failure is not None:
@@ -326,29 +375,29 @@ def main():
     if direct:
         run_script(script, script if name is None else name)
         return
-    become_subreaper()
-    # Python's own handlers (KeyboardInterrupt on SIGINT; whatever the launcher's parent left),
-    # given back to the script.
-    inherited = [(signum, signal.getsignal(signum)) for signum in FORWARDED]
-    for signum in FORWARDED:
-        signal.signal(signum, lambda signum, _frame: signal_all(descendants(), signum))
+    # Held from here to the fork, so that none is lost before there is a script to pass it on to:
+    # the fork gets the mask back (and what is pending for it then), the launcher takes them with
+    # sigwaitinfo, which no signal can slip past between a check and a blocking wait.
+    waited = FORWARDED + (signal.SIGCHLD,)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
     hook = start_up_hook(os.path.dirname(script))
     # What Python holds now stays shared with the fork: a collection there would write to (and
-    # so copy) every page of it. The launcher's own objects are never garbage anyway.
-    gc.freeze()
+    # so copy) every page of it. Frozen, and thawed in the fork at once (its collections must see
+    # everything, gc.get_referrers too), it is all in the oldest generation, which only a full
+    # collection walks.
+    if hasattr(gc, "freeze"):  # 3.7+
+        gc.freeze()
     child = os.fork()
     if child == 0:
-        for signum, handler in inherited:
-            signal.signal(signum, handler)
+        if hasattr(gc, "unfreeze"):
+            gc.unfreeze()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         # Tells the start-up hook (sitecustomize.py) that this process is the script itself.
         os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
         run_start_up_hook(hook)
         run_script(script, script if name is None else name)
         return
-    while True:
-        pid, status = os.waitpid(-1, 0)
-        if pid == child:
-            break
+    status = wait_passing_signals_on(child, waited, mask)
     end_leftovers()
     exit_like(status)
 
