@@ -11,18 +11,19 @@ import { connectionOptions, sshd } from "./sshd.js";
 const PASSWORD = "pw-SECRET-4f7a9c1e";
 const PASSPHRASE = "pp-SECRET-b82d0e55";
 const WRONG_PASSPHRASE = "pp-SECRET-wrong-0c3f";
-const plainKey = utils.generateKeyPairSync("ed25519").private;
-const encryptedKey = readableEncryptedKey();
+const plainKey = readableKey();
+const encryptedKey = readableKey(PASSPHRASE);
 
 /**
- * An encrypted key that ssh2 itself can read back: about 1 in 300 of the keys it generates this
- * way it then calls "Malformed OpenSSH private key" (its generator's bug, not ours), and the test
- * would see that instead of the server's refusal it is about.
+ * A new ed25519 key (encrypted with `passphrase`, if given) that ssh2 itself can read back: about 1
+ * in 300 of the keys it generates it then calls "Malformed OpenSSH private key" (its generator's
+ * bug, not ours), and a test would see that instead of the server's answer it is about.
  */
-function readableEncryptedKey(): string {
+function readableKey(passphrase?: string): string {
+  const options = passphrase === undefined ? {} : { passphrase, cipher: "aes256-cbc", rounds: 4 };
   for (;;) {
-    const key = utils.generateKeyPairSync("ed25519", { passphrase: PASSPHRASE, cipher: "aes256-cbc", rounds: 4 }).private;
-    if (!(utils.parseKey(key, PASSPHRASE) instanceof Error)) return key;
+    const key = utils.generateKeyPairSync("ed25519", options).private;
+    if (!(utils.parseKey(key, passphrase) instanceof Error)) return key;
   }
 }
 
