@@ -20,9 +20,12 @@ const encryptedKey = readableKey(PASSPHRASE);
  * bug, not ours), and a test would see that instead of the server's answer it is about.
  */
 function readableKey(passphrase?: string): string {
-  const options = passphrase === undefined ? {} : { passphrase, cipher: "aes256-cbc", rounds: 4 };
   for (;;) {
-    const key = utils.generateKeyPairSync("ed25519", options).private;
+    const pair =
+      passphrase === undefined
+        ? utils.generateKeyPairSync("ed25519")
+        : utils.generateKeyPairSync("ed25519", { passphrase, cipher: "aes256-cbc", rounds: 4 });
+    const key = pair.private;
     if (!(utils.parseKey(key, passphrase) instanceof Error)) return key;
   }
 }
