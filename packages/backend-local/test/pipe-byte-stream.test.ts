@@ -99,7 +99,10 @@ describe("local process output streams", () => {
     const chunks = [first.value!];
     for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
     expect(firstDifference(concat(chunks), pattern(SIZE))).toBe(-1);
-    expect(new TextDecoder().decode((await said).value)).toBe("done\n");
+    // "done" and its newline may come as two writes (an unbuffered stderr), so as two reads.
+    const told = [(await said).value!];
+    for (let next = await stderr.read(); !next.done; next = await stderr.read()) told.push(next.value);
+    expect(new TextDecoder().decode(concat(told))).toBe("done\n");
     expect(await process.wait()).toEqual({ exitCode: 0 });
   });
 
