@@ -142,6 +142,25 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect(run.stderr).not.toMatch(/\|\s+ctypes$/m);
   }, 30_000);
 
+  it("passes SIGTERM on and exits like the script where Python has no sigwaitinfo (macOS)", async () => {
+    const hooks = await mkdtemp(path.join(tmpdir(), "codecall-launcher-hooks-"));
+    try {
+      // The interpreter's own start-up hook takes it away before the launcher runs.
+      await writeFile(path.join(hooks, "sitecustomize.py"), "import _signal\ndel _signal.sigwaitinfo\n");
+      const ready = path.join(dir, "ready");
+      const { pid, done } = await launch(
+        `import _signal, time\nopen(${JSON.stringify(ready)}, "w").write(str(hasattr(_signal, "sigwaitinfo")))\ntime.sleep(30)\n`,
+        "python3",
+        { ...process.env, PYTHONPATH: hooks },
+      );
+      expect(await waitForFile(ready)).toBe("False");
+      process.kill(pid, "SIGTERM");
+      expect((await done).signal).toBe("SIGTERM");
+    } finally {
+      await rm(hooks, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it("passes SIGTERM on to such a helper", async () => {
     const pidFile = path.join(dir, "helper.pid");
     const { pid, done } = await launch(`${escapedHelper(pidFile)}\nimport time\ntime.sleep(300)`);

@@ -38,7 +38,7 @@ from agent_wire import (
     json_frame,
     read_credit,
 )
-from launcher import PR_SET_CHILD_SUBREAPER, children_table, descendants, prctl, signal_all
+from launcher import PR_SET_CHILD_SUBREAPER, children_table, descendants, prctl, reap_children, signal_all
 
 # While this much waits to go to the host, no stream is read (the host is behind on all of them).
 MAX_BACKLOG = 1024 * 1024
@@ -200,13 +200,7 @@ class Agent:
         self.done = True
 
     def reap(self):
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
+        for pid, status in reap_children()[0]:
             shepherd = self.shepherds.get(pid)
             if shepherd is not None:
                 self.shepherd_gone(shepherd, status)

@@ -133,15 +133,22 @@ def signal_all(pids, signum):
             pass  # Already gone.
 
 
-def has_children():
-    """Reaps the children that ended; True while any is still running."""
+def reap_children():
+    """Reaps the children that have ended: their (pid, status) pairs, and whether any still runs."""
+    ended = []
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return False
+            return ended, False
         if pid == 0:
-            return True
+            return ended, True
+        ended.append((pid, status))
+
+
+def has_children():
+    """Reaps the children that ended; True while any is still running."""
+    return reap_children()[1]
 
 
 def end_leftovers():
@@ -178,18 +185,10 @@ def wait_passing_signals_on(child, waited, mask):
         if signum != signal.SIGCHLD:
             signal_all(tree_of(child), signum)
             continue
-        status = None
-        while True:  # Reaps every child that ended: SIGCHLD stands for one or more.
-            try:
-                pid, ended = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
+        # One SIGCHLD stands for one or more children that ended: orphans the launcher adopted too.
+        for pid, status in reap_children()[0]:
             if pid == child:
-                status = ended
-        if status is not None:
-            return status
+                return status
 
 
 def exit_like(status):
