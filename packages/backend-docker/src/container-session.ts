@@ -140,13 +140,24 @@ export class ContainerSession implements ExecTarget {
     return container;
   }
 
-  /** A new container that is already gone again: its keep-alive `sh` could not run. */
+  /**
+   * A new container that is already gone again: its keep-alive `sh` could not run. An exec can be
+   * refused ("cannot exec in a stopped state") before the engine's inspect shows the container
+   * stopped, so a running state is asked again until it settles.
+   */
   async #exitedAtStart(container: Docker.Container): Promise<CodecallError | undefined> {
-    const state = await container.inspect({ abortSignal: this.#deadline() }).then(
-      (info) => info.State,
-      () => undefined,
-    );
-    if (!state || state.Running) return undefined;
+    const deadline = Date.now() + STATE_SETTLE_MS;
+    let state: Docker.ContainerInspectInfo["State"] | undefined;
+    for (;;) {
+      state = await container.inspect({ abortSignal: this.#deadline() }).then(
+        (info) => info.State,
+        () => undefined,
+      );
+      if (!state) return undefined;
+      if (!state.Running) break;
+      if (Date.now() >= deadline) return undefined;
+      await delay(50);
+    }
     const image = this.#options.image;
     // 127: docker-init could not exec the keep-alive (the shell's "command not found" too).
     if (state.ExitCode === 127) {

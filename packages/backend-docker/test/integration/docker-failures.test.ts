@@ -159,8 +159,8 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     );
   });
 
-  it("says an image has no sh", async () => {
-    // An image whose only file is a text file: nothing can run in it.
+  /** An image whose only file is a text file: nothing can run in it. */
+  async function importImageWithoutSh(): Promise<string> {
     const dir = await mkdtemp(path.join(tmpdir(), "codecall-nosh-"));
     await writeFile(path.join(dir, "README"), "no shell here\n");
     const tarball = path.join(dir, "rootfs.tar");
@@ -172,8 +172,23 @@ describeIntegration("docker backend: failures", dockerUnavailable, () => {
     );
     cleanups.push(() => docker.getImage(image).remove({ force: true }));
     await rm(dir, { recursive: true, force: true });
+    return image;
+  }
 
+  it("says an image has no sh", async () => {
+    const image = await importImageWithoutSh();
     await expect(createEnvironment({ image })).rejects.toThrow(`Image ${image} has no POSIX shell (sh)`);
+    const leftovers = await docker.listContainers({ all: true, filters: { ancestor: [image] } });
+    expect(leftovers).toEqual([]);
+  });
+
+  it("says an image has no sh, though the engine still calls the stopped container running when the first probe fails", async () => {
+    // Seen in CI: the exec was refused ("cannot exec in a stopped state") before inspect showed the exit.
+    const image = await importImageWithoutSh();
+    const proxy = await startFreezingProxy(new URL(process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock").pathname);
+    cleanups.push(() => proxy.close());
+    proxy.rewriteAnswers(/^GET \S*\/containers\/[^/\s]+\/json/, (answer) => answer.replace('"Running":false', '"Running":true '), 2);
+    await expect(createEnvironment({ image, socketPath: proxy.socketPath })).rejects.toThrow(`Image ${image} has no POSIX shell (sh)`);
     const leftovers = await docker.listContainers({ all: true, filters: { ancestor: [image] } });
     expect(leftovers).toEqual([]);
   });

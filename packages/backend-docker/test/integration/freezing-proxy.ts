@@ -14,6 +14,12 @@ export interface FreezingProxy {
   freeze(): void;
   /** Freezes as soon as a request matching `pattern` (e.g. `/POST \S*\/containers\/create/`) arrives; it never reaches the engine. */
   freezeOnRequest(pattern: RegExp): void;
+  /**
+   * Passes the engine's answers to the next `times` requests matching `pattern` through `rewrite`
+   * (each answer is assumed to come in one chunk, as small JSON answers do): an engine whose state
+   * lags behind, without a fake engine.
+   */
+  rewriteAnswers(pattern: RegExp, rewrite: (chunk: string) => string, times: number): void;
   close(): Promise<void>;
 }
 
@@ -23,6 +29,7 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
   const sockets = new Set<Socket>();
   let frozen = false;
   let trigger: RegExp | undefined;
+  let rewriting: { pattern: RegExp; rewrite: (chunk: string) => string; times: number } | undefined;
   const freeze = () => {
     frozen = true;
     for (const socket of sockets) {
@@ -36,20 +43,37 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
     if (frozen) return client.pause();
     const engine = createConnection({ path: engineSocketPath, allowHalfOpen: true });
     sockets.add(engine);
+    // The engine answers a connection's requests in order; one request is in flight at a time.
+    let rewriteNextAnswer = false;
     const watch = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        if (trigger?.test(chunk.toString("latin1"))) {
+        const text = chunk.toString("latin1");
+        if (trigger?.test(text)) {
           freeze();
           return done();
         }
+        if (rewriting && rewriting.times > 0 && rewriting.pattern.test(text)) {
+          rewriting.times--;
+          rewriteNextAnswer = true;
+        }
         done(null, chunk);
+      },
+    });
+    const answers = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (!rewriteNextAnswer || !rewriting) return done(null, chunk);
+        rewriteNextAnswer = false;
+        done(null, Buffer.from(rewriting.rewrite(chunk.toString("latin1")), "latin1"));
       },
     });
     client
       .pipe(watch)
       .pipe(engine)
       .on("error", () => {});
-    engine.pipe(client).on("error", () => {});
+    engine
+      .pipe(answers)
+      .pipe(client)
+      .on("error", () => {});
     client.on("error", () => engine.destroy());
     engine.on("error", () => client.destroy());
   });
@@ -59,6 +83,9 @@ export async function startFreezingProxy(engineSocketPath: string): Promise<Free
     freeze,
     freezeOnRequest(pattern) {
       trigger = pattern;
+    },
+    rewriteAnswers(pattern, rewrite, times) {
+      rewriting = { pattern, rewrite, times };
     },
     async close() {
       for (const socket of sockets) socket.destroy();
