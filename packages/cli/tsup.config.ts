@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { parse, type Node } from "acorn";
 import { defineConfig } from "tsup";
@@ -15,6 +16,9 @@ const CARRIED = /^@codecall\/(core|tools|backend-local|transport-uds)(\/|$)/;
 const PEERS = ["@opentelemetry/api"];
 
 const PROGRAM = "dist/program.cjs";
+
+/** The first line of program.cjs, before its hash (see program-cache.ts). */
+const PROGRAM_HEADER = "// codecall program ";
 
 /** What bin.ts passes program.cjs for `import()`: see makeProgramFunction. */
 const IMPORTER = "__codecallImport";
@@ -41,7 +45,10 @@ async function makeProgramFunction(): Promise<void> {
     if (!body.startsWith("import", start)) throw new Error(`${PROGRAM}: no "import" at ${start}`);
     body = `${body.slice(0, start)}${IMPORTER}${body.slice(start + "import".length)}`;
   }
-  await writeFile(PROGRAM, `(function (exports, require, module, __filename, __dirname, ${IMPORTER}) {${body}\n})`);
+  const program = `(function (exports, require, module, __filename, __dirname, ${IMPORTER}) {${body}\n})`;
+  // Names its compile cache: V8 checks cached data against the source's length only.
+  const hash = createHash("sha256").update(program).digest("hex").slice(0, 32);
+  await writeFile(PROGRAM, `${PROGRAM_HEADER}${hash}\n${program}`);
 }
 
 export default defineConfig([

@@ -7,11 +7,13 @@
  * so every Node takes this path.
  *
  * The cached data is code: it is read only from a directory and a file that are the user's own and
- * that no one else can write (as Python trusts its `__pycache__`), and V8 refuses data made by
- * another V8, other flags or another source length. Its name holds the program's size and
- * modification time, so a reinstalled build is compiled anew. Anything wrong with the cache only
- * costs the compile: the command runs the same without one. `NODE_DISABLE_COMPILE_CACHE=1` turns it
- * off, as it does Node's own; `CODECALL_COMPILE_CACHE` names another directory.
+ * that no one else can write (as Python trusts its `__pycache__`). V8 refuses data made by another
+ * V8 or other flags, but checks the source only by its length: the file is named by the hash of the
+ * program that the build writes on its first line (npm gives every installed file the same
+ * modification time, and two builds can have one size), Node's version and the architecture.
+ * Anything wrong with the cache only costs the compile: the command runs the same without one.
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns it off, as it does Node's own; `CODECALL_COMPILE_CACHE` names
+ * another directory.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -37,7 +39,7 @@ interface Program {
 /** Runs the program at `file` (see the module comment) and ends the process. */
 export async function runCachedProgram(file: string, importModule: (specifier: string) => Promise<unknown>): Promise<never> {
   const source = readFileSync(file, "utf8");
-  const cacheFile = compileCacheFile(file);
+  const cacheFile = compileCacheFile(source);
   const cachedData = cacheFile === undefined ? undefined : readOwnFile(cacheFile);
   const script = new vm.Script(source, { filename: file, cachedData });
   const module = { exports: {} };
@@ -48,14 +50,19 @@ export async function runCachedProgram(file: string, importModule: (specifier: s
   });
 }
 
-/** Where the compile cache of `program` is kept; undefined when it is turned off or has no home. */
-export function compileCacheFile(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.NODE_DISABLE_COMPILE_CACHE === "1") return undefined;
+/** The first line of program.cjs holds the hash of the rest (see the CLI's tsup.config.ts). */
+const PROGRAM_HASH = /^\/\/ codecall program ([0-9a-f]{32})\n/;
+
+/**
+ * Where the compile cache of the program whose text is `source` is kept; undefined when it is
+ * turned off, has no home, or the program names no hash.
+ */
+export function compileCacheFile(source: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const hash = PROGRAM_HASH.exec(source)?.[1];
+  if (hash === undefined || env.NODE_DISABLE_COMPILE_CACHE === "1") return undefined;
   try {
     const directory = env.CODECALL_COMPILE_CACHE || path.join(env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "codecall");
-    const { size, mtimeMs } = statSync(program);
-    const key = [process.version, process.arch, size, Math.trunc(mtimeMs * 1000)].join("-");
-    return path.join(path.resolve(directory), `program-${key}.cache`);
+    return path.join(path.resolve(directory), `program-${hash}-${process.version}-${process.arch}.cache`);
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 // The command's compile cache (program-cache.ts): kept after a first run, used as it is by the
 // next, rewritten when V8 refuses it, and never read from where someone else could have written it.
+import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -31,7 +32,7 @@ describe("codecall's compile cache", () => {
     await runWithCache(cache);
     const [name, ...others] = await readdir(cache);
     expect(others).toEqual([]);
-    expect(name).toMatch(new RegExp(`^program-${process.version}-${process.arch}-\\d+-\\d+\\.cache$`));
+    expect(name).toBe(path.basename(compileCacheFile(await readFile(PROGRAM, "utf8"), { CODECALL_COMPILE_CACHE: cache })!));
     expect((await stat(cache)).mode & 0o777).toBe(0o700);
     const written = await stat(path.join(cache, name!));
     expect(written.mode & 0o777).toBe(0o600);
@@ -45,7 +46,7 @@ describe("codecall's compile cache", () => {
   it("is rewritten when V8 refuses what is there, and the run goes on", async () => {
     const cache = path.join(dir, "refused");
     await mkdir(cache, { mode: 0o700 });
-    const file = compileCacheFile(PROGRAM, { CODECALL_COMPILE_CACHE: cache })!;
+    const file = compileCacheFile(await readFile(PROGRAM, "utf8"), { CODECALL_COMPILE_CACHE: cache })!;
     await writeFile(file, "not V8's code cache", { mode: 0o600 });
     await runWithCache(cache);
     expect((await readFile(file)).length).toBeGreaterThan(100_000);
@@ -55,7 +56,7 @@ describe("codecall's compile cache", () => {
     const cache = path.join(dir, "shared");
     await mkdir(cache);
     await chmod(cache, 0o777);
-    const file = compileCacheFile(PROGRAM, { CODECALL_COMPILE_CACHE: cache })!;
+    const file = compileCacheFile(await readFile(PROGRAM, "utf8"), { CODECALL_COMPILE_CACHE: cache })!;
     await writeFile(file, "planted", { mode: 0o600 });
     await runWithCache(cache);
     expect(await readdir(cache)).toEqual([path.basename(file)]);
@@ -66,7 +67,7 @@ describe("codecall's compile cache", () => {
     const cache = path.join(dir, "disabled");
     await runWithCache(cache, { NODE_DISABLE_COMPILE_CACHE: "1" });
     await expect(stat(cache)).rejects.toThrow(/ENOENT/);
-    expect(compileCacheFile(PROGRAM, { NODE_DISABLE_COMPILE_CACHE: "1" })).toBeUndefined();
+    expect(compileCacheFile(await readFile(PROGRAM, "utf8"), { NODE_DISABLE_COMPILE_CACHE: "1" })).toBeUndefined();
   });
 
   it("goes without a cache where none can be written", async () => {
@@ -76,11 +77,19 @@ describe("codecall's compile cache", () => {
     await runWithCache(path.join(blocked, "codecall"));
   });
 
-  it("is keyed by the program's size and modification time, under the user's cache directory", async () => {
-    const { size, mtimeMs } = await stat(PROGRAM);
-    const file = compileCacheFile(PROGRAM, { XDG_CACHE_HOME: "/home/someone/.cache" });
-    expect(file).toBe(`/home/someone/.cache/codecall/program-${process.version}-${process.arch}-${size}-${Math.trunc(mtimeMs * 1000)}.cache`);
-    expect(compileCacheFile(path.join(dir, "no-such-program.cjs"), {})).toBeUndefined();
+  it("is named by the hash the build writes on the program's first line, under the user's cache directory", async () => {
+    const program = await readFile(PROGRAM, "utf8");
+    const [header, ...rest] = program.split("\n");
+    // The hash is the build's of the program below it (V8 checks cached data against the length only).
+    const hash = createHash("sha256").update(rest.join("\n")).digest("hex").slice(0, 32);
+    expect(header).toBe(`// codecall program ${hash}`);
+    expect(compileCacheFile(program, { XDG_CACHE_HOME: "/home/someone/.cache" })).toBe(
+      `/home/someone/.cache/codecall/program-${hash}-${process.version}-${process.arch}.cache`,
+    );
+    // Another build of the same length is another file.
+    const other = program.replace(/codecall program [0-9a-f]{32}/, `codecall program ${"0".repeat(32)}`);
+    expect(compileCacheFile(other, {})).not.toBe(compileCacheFile(program, {}));
+    expect(compileCacheFile("(function () {})", {})).toBeUndefined();
   });
 });
 
@@ -127,6 +136,6 @@ describe("the command's build", () => {
     visit(parse(code, { ecmaVersion: "latest", sourceType: "script" }));
     expect(imports).toEqual([]);
     expect(code).toContain("__codecallImport(");
-    expect(code.startsWith("(function (exports, require, module, __filename, __dirname, __codecallImport) {")).toBe(true);
+    expect(code.split("\n")[1]!.startsWith("(function (exports, require, module, __filename, __dirname, __codecallImport) {")).toBe(true);
   });
 });
