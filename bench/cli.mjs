@@ -2,7 +2,7 @@
 // local backend, next to its floors — a bare `node -e 0` and a bare `python3 -c 'print(1)'`, the
 // two processes such a run cannot do without. The three are run in turn, round after round, so a
 // load spike on this shared machine hits all of them alike; medians of many rounds.
-// CODECALL_BENCH_CLI_COMPARE=/path/to/other/packages/cli/dist/bin.js times another build of the
+// CODECALL_BENCH_CLI_COMPARE=/path/to/other/packages/cli/dist/bin.cjs times another build of the
 // CLI in the same rounds (e.g. the build before a change), the fair comparison on a loaded machine.
 // CODECALL_BENCH_CLI_NODE=/path/to/another/node times the same CLI, and that Node's own floor, under
 // another Node (e.g. 22 beside 20: Node's start-up is most of the CLI's floor).
@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { report } from "./lib.mjs";
 
 const ROUNDS = 40;
-const bin = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const bin = fileURLToPath(new URL("../packages/cli/dist/bin.cjs", import.meta.url));
 // The real interpreter, first on the CLI's PATH too: python3 may be a slow shim (pyenv's costs
 // ~30 ms a start), and the floor and the run must start the same program.
 const python = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { parse, type Node } from "acorn";
 import { defineConfig } from "tsup";
@@ -17,14 +16,11 @@ const PEERS = ["@opentelemetry/api"];
 
 const PROGRAM = "dist/program.cjs";
 
-/** The first line of program.cjs, before its hash (see program-cache.ts). */
-const PROGRAM_HEADER = "// codecall program ";
-
 /** What bin.ts passes program.cjs for `import()`: see makeProgramFunction. */
 const IMPORTER = "__codecallImport";
 
 /**
- * Makes the CommonJS build one function expression (see program-cache.ts), whose `import()`s of
+ * Makes the CommonJS build a module that exports one function (see program-cache.ts), whose `import()`s of
  * what it does not carry (tool modules, plugins named in a config, the MCP package) go through the
  * importer bin.ts passes in: Node 20 runs no `import()` of a script compiled from cached data (nor,
  * without a flag, of any `vm` script). Found by parsing, not by text: "import(" in a string stays.
@@ -45,17 +41,20 @@ async function makeProgramFunction(): Promise<void> {
     if (!body.startsWith("import", start)) throw new Error(`${PROGRAM}: no "import" at ${start}`);
     body = `${body.slice(0, start)}${IMPORTER}${body.slice(start + "import".length)}`;
   }
-  const program = `(function (exports, require, module, __filename, __dirname, ${IMPORTER}) {${body}\n})`;
-  // Names its compile cache: V8 checks cached data against the source's length only.
-  const hash = createHash("sha256").update(program).digest("hex").slice(0, 32);
-  await writeFile(PROGRAM, `${PROGRAM_HEADER}${hash}\n${program}`);
+  // The source map comment goes last, where Node's --enable-source-maps looks for it.
+  const mapComment = /^\/\/# sourceMappingURL=.*$/gm;
+  const mapUrl = body.match(mapComment)?.[0] ?? "";
+  await writeFile(
+    PROGRAM,
+    `module.exports = function (exports, require, module, __filename, __dirname, ${IMPORTER}) {${body.replace(mapComment, "")}\n};\n${mapUrl}\n`,
+  );
 }
 
 export default defineConfig([
   // The library entry: one file, as every package ships.
   packageBuild({ index: "src/index.ts" }),
   // The command's entry: the loader of its build, and nothing else.
-  packageBuild({ bin: "src/bin.ts" }, { clean: false, dts: false }),
+  packageBuild({ bin: "src/bin.ts" }, { format: ["cjs"], clean: false, dts: false }),
   // The command's build: all its code, and what a local run needs, in one script V8 can cache whole.
   packageBuild(
     { program: "src/cli-process.ts" },

@@ -62,13 +62,13 @@ describe("codecall run on the local backend", () => {
     const modules = await modulesOfRun("plain");
     // The recorder sees the run's own modules: without these, an empty list would pass.
     const own = modules.filter((url) => url.startsWith("file:") && url.includes("/cli/dist/"));
-    expect(own.some((url) => url.endsWith("/cli/dist/bin.js"))).toBe(true);
+    expect(own.some((url) => url.endsWith("/cli/dist/bin.cjs"))).toBe(true);
     expect(modules).toContain("node:child_process");
     // Carried in the build (see tsup.config.ts): not one module of core, the tools, the backend or
     // the transport from where they are installed, and the command's own in the loader alone (the
     // rest is one script, program.cjs, which the loader compiles, so no module loader sees it).
     expect(modules.filter((url) => url.startsWith("file:") && !url.includes("/cli/dist/") && !url.includes("/fixtures/"))).toEqual([]);
-    expect(own.map((url) => path.basename(url))).toEqual(["bin.js"]);
+    expect(own.map((url) => path.basename(url))).toEqual(["bin.cjs"]);
     for (const [what, pattern] of Object.entries(NOT_NEEDED)) {
       expect(
         modules.filter((url) => pattern.test(url)),

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI, run the way a user runs it. */
-export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+export const BIN = fileURLToPath(new URL("../dist/bin.cjs", import.meta.url));
 
 export interface CliRun {
   code: number | null;

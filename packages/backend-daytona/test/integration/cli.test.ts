@@ -12,7 +12,7 @@ import { environmentOptions } from "../../src/index.js";
 import { FakeDaytona } from "../fake-daytona/fake-daytona.js";
 
 const packageDir = fileURLToPath(new URL("../..", import.meta.url));
-const cliBin = path.join(packageDir, "../cli/dist/bin.js");
+const cliBin = path.join(packageDir, "../cli/dist/bin.cjs");
 const fake = await FakeDaytona.start();
 afterAll(() => fake.close());
 

@@ -13,7 +13,7 @@ import { describeIntegration } from "@codecall/conformance";
 import { dockerUnavailable, TEST_IMAGE } from "./docker-availability.js";
 
 const packageDir = fileURLToPath(new URL("../..", import.meta.url));
-const cliBin = path.join(packageDir, "../cli/dist/bin.js");
+const cliBin = path.join(packageDir, "../cli/dist/bin.cjs");
 
 interface CliRun {
   code: number | null;

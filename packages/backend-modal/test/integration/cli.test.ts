@@ -13,7 +13,7 @@ import { FakeModal } from "../fake-modal.js";
 import { WHERE_SCRIPT_AND_TOOL_RUN } from "../sandbox-of-process.js";
 
 const packageDir = fileURLToPath(new URL("../..", import.meta.url));
-const cliBin = path.join(packageDir, "../cli/dist/bin.js");
+const cliBin = path.join(packageDir, "../cli/dist/bin.cjs");
 
 const fake = (await FakeModal.start()).use();
 afterAll(() => fake.stop());

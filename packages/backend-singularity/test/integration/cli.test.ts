@@ -11,7 +11,7 @@ import { expect, it } from "vitest";
 import { describeIntegration } from "@codecall/conformance";
 
 const packageDir = fileURLToPath(new URL("../..", import.meta.url));
-const cliBin = path.join(packageDir, "../cli/dist/bin.js");
+const cliBin = path.join(packageDir, "../cli/dist/bin.cjs");
 
 async function codecall(args: string[], script: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = promisify(execFile)(process.execPath, [cliBin, "run", ...args, "-"], { cwd: packageDir, timeout: 60_000 });

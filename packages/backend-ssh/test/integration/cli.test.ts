@@ -10,7 +10,7 @@ import { describeIntegration } from "@codecall/conformance";
 import { createEnvironment } from "../../src/index.js";
 import { connectionOptions, repoRoot, sshd } from "./sshd.js";
 
-const bin = path.join(repoRoot, "packages/cli/dist/bin.js");
+const bin = path.join(repoRoot, "packages/cli/dist/bin.cjs");
 const packageDir = path.join(repoRoot, "packages/backend-ssh");
 const unavailable = sshd.unavailableReason ?? (existsSync(bin) ? undefined : `the CLI is not built (${bin}); run pnpm build`);
 
