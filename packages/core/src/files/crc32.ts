@@ -1,5 +1,6 @@
 /**
- * CRC-32 (IEEE 802.3, the checksum of zip and gzip), runtime-neutral: no `node:zlib`.
+ * CRC-32 (IEEE 802.3, the checksum of zip and gzip): zlib's where the runtime offers it without an
+ * import, else computed here (runtime-neutral).
  */
 
 /**
@@ -23,8 +24,24 @@ const TABLES = (() => {
   return tables;
 })();
 
-/** The CRC-32 of `data`, as an unsigned 32-bit number. */
+/** `node:zlib`'s crc32 (Node ≥ 20.15), looked up on first use; null where there is none. */
+let nativeCrc32: ((data: Uint8Array) => number) | null | undefined;
+
+/**
+ * The CRC-32 of `data`, as an unsigned 32-bit number. zlib's is native code, ~10× faster than this
+ * file's interpreted loop on a run's archive (computed once per run, in a fresh process: cold).
+ */
 export function crc32(data: Uint8Array): number {
+  if (nativeCrc32 === undefined) {
+    const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const zlib = runtime?.getBuiltinModule?.("node:zlib") as { crc32?: (data: Uint8Array) => number } | undefined;
+    nativeCrc32 = typeof zlib?.crc32 === "function" ? zlib.crc32 : null;
+  }
+  return nativeCrc32 === null ? portableCrc32(data) : nativeCrc32(data);
+}
+
+/** The CRC-32 of `data`, computed here: what runtimes without zlib's use. */
+export function portableCrc32(data: Uint8Array): number {
   const t = TABLES;
   let crc = -1;
   let index = 0;
