@@ -42,7 +42,7 @@ describe("executeCode on the in-memory pair", () => {
     const result = await execute(memory, { code: "pass", interpreter: "/opt/py/bin/python3.12" });
     expect(result.status).toBe("success");
     const [spawned] = environment.spawned;
-    expect(spawned!.command).toMatch(/^exec \/opt\/py\/bin\/python3\.12 -c '/);
+    expect(spawned!.command).toMatch(/^export CODECALL_SAFE_PATH="\$\{PYTHONSAFEPATH-\}" PYTHONSAFEPATH=1; exec \/opt\/py\/bin\/python3\.12 -c '/);
     expect(spawned!.command.endsWith(" /mem/run-1/script.py")).toBe(true);
     expect(spawned!.options).toMatchObject({ clearEnv: true, timeoutMs: 300_000 + 5_000 + 5_000 });
     expect(writeFile.mock.calls.map(([path, , options]) => [path, options]).sort()).toEqual([["/mem/run-1/run.zip", { mode: 0o600 }]]);

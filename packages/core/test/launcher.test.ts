@@ -1,12 +1,13 @@
 // The script launcher run for real (Linux, python3): it passes the script's status on and ends
 // every process the script left, also those no process group, parent or env tag leads to.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storedZip, type ZipEntry } from "../src/files/stored-zip.js";
 import { launchScriptCommand, scriptLaunch } from "../src/guest/launcher.js";
+import { availablePythons } from "./support/available-pythons.js";
 import { processGone } from "./support/process-gone.js";
 
 interface Launched {
@@ -22,10 +23,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function launch(source: string, interpreter = "python3", env?: NodeJS.ProcessEnv): Promise<Launched> {
+async function launch(source: string, interpreter = "python3", env?: NodeJS.ProcessEnv, cwd?: string): Promise<Launched> {
   const script = path.join(dir, "script.py");
   await writeFile(script, source);
-  const child = spawn("/bin/sh", ["-c", launchScriptCommand(interpreter, script)], { stdio: ["ignore", "pipe", "inherit"], ...(env ? { env } : {}) });
+  const child = spawn("/bin/sh", ["-c", launchScriptCommand(interpreter, script)], {
+    stdio: ["ignore", "pipe", "inherit"],
+    cwd,
+    ...(env ? { env } : {}),
+  });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   // `close`: also every copy of stdout is gone, which a leftover helper would hold open.
@@ -109,6 +114,35 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     );
     expect(await done).toMatchObject({ code: 0, stdout: "True []\n" });
   }, 30_000);
+
+  describe.each(availablePythons())("under %s", (_version, python) => {
+    const report =
+      "import os, sys\nprint(sys.path[0] == os.path.dirname(__file__), os.environ.get('PYTHONSAFEPATH'), 'CODECALL_SAFE_PATH' in os.environ)";
+
+    it("imports nothing from the working directory before the script (3.13's -c imports linecache from there), and leaves the env as it was", async () => {
+      const work = path.join(dir, "work");
+      await mkdir(work);
+      await writeFile(path.join(work, "linecache.py"), 'raise SystemExit("the working directory\'s linecache.py was imported")\n');
+      const { done } = await launch(report, python, { PATH: process.env.PATH }, work);
+      expect(await done).toMatchObject({ code: 0, stdout: "True None False\n" });
+    }, 30_000);
+
+    it("keeps the environment's own PYTHONSAFEPATH, and what it means: the script's directory is not first on the module path", async () => {
+      const { done } = await launch(report, python, { PATH: process.env.PATH, PYTHONSAFEPATH: "1" });
+      const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
+      expect(await done).toMatchObject({ code: 0, stdout: `${safePath ? "False" : "True"} 1 False\n` });
+    }, 30_000);
+
+    it("keeps -P and -I, which leave the script's directory off the module path too", async () => {
+      const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
+      for (const flags of safePath ? ["-P", "-BP", "-I", "-X dev -P"] : ["-I"]) {
+        const { done } = await launch(report, `${python} ${flags}`, { PATH: process.env.PATH });
+        expect(await done, flags).toMatchObject({ code: 0, stdout: "False None False\n" });
+      }
+      const { done } = await launch(report, `${python} -X pycache_prefix=/tmp/P -W ignore`, { PATH: process.env.PATH });
+      expect(await done).toMatchObject({ code: 0, stdout: "True None False\n" });
+    }, 30_000);
+  });
 
   it("keeps Python's own Ctrl-C in the script: SIGINT, passed on, raises KeyboardInterrupt there", async () => {
     const ready = path.join(dir, "ready");

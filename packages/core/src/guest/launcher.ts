@@ -28,8 +28,17 @@ export interface ScriptLaunch {
  */
 export function launchScriptCommand(interpreter: string, scriptPath: string, archivePath?: string, scriptName?: string): string {
   const archive = archivePath === undefined ? "" : ` ${shellQuote(archivePath)}`;
-  return `exec ${interpreter} -c ${shellQuote(launcher)}${nameArgument(scriptName)}${archive} ${shellQuote(scriptPath)}`;
+  return `${SAFE_PATH_EXPORT}exec ${interpreter} -c ${shellQuote(launcher)}${nameArgument(scriptName)}${archive} ${shellQuote(scriptPath)}`;
 }
+
+/**
+ * `-c` puts the working directory first on the module path, and Python 3.13 imports `linecache`
+ * from there before the launcher runs: a `linecache.py` in the script's working directory would
+ * break every run (a script run from its file has its own directory there instead). Python ≥ 3.11
+ * leaves it out under PYTHONSAFEPATH (older ones ignore it and import nothing from there); the
+ * launcher puts the environment's own value back (kept in CODECALL_SAFE_PATH) before the script runs.
+ */
+const SAFE_PATH_EXPORT = 'export CODECALL_SAFE_PATH="${PYTHONSAFEPATH-}" PYTHONSAFEPATH=1; ';
 
 /**
  * Both ways to run a script (arguments as for {@link launchScriptCommand}); pass `command` to
@@ -39,7 +48,7 @@ export function launchScriptCommand(interpreter: string, scriptPath: string, arc
  * by that, as it knows the launcher's child by the pid the launcher gives it.
  */
 export function scriptLaunch(interpreter: string, scriptPath: string, archivePath?: string, scriptName?: string): ScriptLaunch {
-  const direct = `exec ${interpreter} -c ${shellQuote(launcher)} --direct${nameArgument(scriptName)} ${shellQuote(scriptPath)}`;
+  const direct = `${SAFE_PATH_EXPORT}exec ${interpreter} -c ${shellQuote(launcher)} --direct${nameArgument(scriptName)} ${shellQuote(scriptPath)}`;
   return {
     command: launchScriptCommand(interpreter, scriptPath, archivePath, scriptName),
     whenTreeHeld: {

@@ -48,8 +48,8 @@ export interface SpawnRecord {
   process: MemoryProcess;
 }
 
-/** `exec <interpreter> -c '<launcher>' [<archive>] <script>`, as `launchScriptCommand` builds it. */
-const LAUNCH_COMMAND = /^exec (\S+) -c '[\s\S]*?'(?: (\S+))? (\S+)$/;
+/** `[export …; ]exec <interpreter> -c '<launcher>' [<archive>] <script>`, as `launchScriptCommand` builds it. */
+const LAUNCH_COMMAND = /^(?:export [^;]*; )?exec (\S+) -c '[\s\S]*?'(?: (\S+))? (\S+)$/;
 
 export class MemoryEnvironment implements Environment {
   readonly specificationVersion = "v1";

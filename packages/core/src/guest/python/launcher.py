@@ -3,6 +3,8 @@
 # script's own interpreter, started once: Python's start-up (site packages, most of an interpreter's
 # start) is done once for both, and the script runs in a fork of it, with FLAGS and its environment.
 #
+# - The host starts it with PYTHONSAFEPATH=1 (see main_directory_wanted): -c would put the working
+#   directory first on the module path before anything of the launcher's runs.
 # - NAME, when given, is what tracebacks, warnings and syntax errors call the script (see run_script).
 # - ARCHIVE, when given, holds the run's files (the script and the guest modules) as an
 #   uncompressed zip: they are written beside it first. The host then installs a run with one
@@ -347,13 +349,49 @@ def run_script(script, name):
         raise
 
 
+# Set by the host's command (see launcher.ts) to what PYTHONSAFEPATH was, beside PYTHONSAFEPATH=1.
+SAFE_PATH_VARIABLE = "CODECALL_SAFE_PATH"
+
+
+def user_asked_for_safe_path(own_value):
+    """Whether the script's Python would run without its directory on the module path: -P or -I
+    in FLAGS, or the environment's own PYTHONSAFEPATH (OWN_VALUE), which -E ignores."""
+    if sys.flags.isolated or (own_value and not sys.flags.ignore_environment):
+        return True
+    arguments = iter(getattr(sys, "orig_argv", [])[1:])
+    for argument in arguments:
+        if argument == "-c" or not argument.startswith("-") or argument.startswith("--"):
+            break
+        if argument in ("-W", "-X"):
+            next(arguments, None)  # Their value, which holds no flag.
+        elif argument[1:2] not in ("W", "X") and "P" in argument:
+            return True
+    return False
+
+
+def main_directory_wanted():
+    """Puts the environment's own PYTHONSAFEPATH back, and says whether the script's directory goes
+    first on the module path, as for a script run from its file. -c puts the working directory
+    there instead, before Python 3.13 imports linecache from it: the host starts the launcher with
+    PYTHONSAFEPATH=1 (3.11+; older ones ignore it), so nothing of the working directory's is
+    imported, and the script's directory is put first unless the script's own settings say not."""
+    own_value = os.environ.pop(SAFE_PATH_VARIABLE, None)
+    if own_value is not None:
+        # The script and what it starts see the environment as it was.
+        if own_value:
+            os.environ["PYTHONSAFEPATH"] = own_value
+        else:
+            os.environ.pop("PYTHONSAFEPATH", None)
+    if sys.path[:1] == [""]:  # Before 3.11, or -E.
+        del sys.path[0]
+        return True
+    return own_value is not None and not user_asked_for_safe_path(own_value)
+
+
 def main():
     arguments = sys.argv[1:]
-    # -c put the working directory first on the module path (unless FLAGS hold -P or -I); a script
-    # run from its file has its own directory there instead. Taken off before anything is imported.
-    path_has_main_directory = sys.path[:1] == [""]
-    if path_has_main_directory:
-        del sys.path[0]
+    # Before anything is imported.
+    path_has_main_directory = main_directory_wanted()
     direct = arguments[:1] == ["--direct"]
     if direct:
         arguments = arguments[1:]
