@@ -133,6 +133,50 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
       expect(await done).toMatchObject({ code: 0, stdout: `${safePath ? "False" : "True"} 1 False\n` });
     }, 30_000);
 
+    const fromThreeTen = Number(_version.split(".")[1]) >= 10;
+
+    it(`runs the script ${fromThreeTen ? "in an interpreter of its own" : "in a fork (Python < 3.10 cannot tell its own command line)"} when Python's start-up files left a thread running in the launcher`, async () => {
+      // A machine's sitecustomize that starts a thread (a tracer's, a metrics agent's): in a fork
+      // the thread would not run, and Python 3.12+ warns that forking a threaded process may deadlock.
+      const machine = path.join(dir, "machine");
+      await mkdir(machine);
+      await writeFile(
+        path.join(machine, "sitecustomize.py"),
+        'import os, threading, time\nhook_pid = os.getpid()\nthreading.Thread(target=time.sleep, args=(30,), name="machine-hook", daemon=True).start()\n',
+      );
+      const script = path.join(dir, "script.py");
+      await writeFile(
+        script,
+        'import os, sys, threading, sitecustomize\nprint(sitecustomize.hook_pid == os.getpid(), any(t.name == "machine-hook" for t in threading.enumerate()), sys.path[0] == os.path.dirname(__file__))\nraise SystemExit(5)\n',
+      );
+      const run = spawnSync("sh", ["-c", launchScriptCommand(python, script)], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, PYTHONPATH: machine },
+      });
+      expect(run).toMatchObject({ status: 5, stdout: fromThreeTen ? "True True True\n" : "False False True\n", stderr: "" });
+    }, 30_000);
+
+    it.runIf(fromThreeTen)(
+      "passes SIGTERM on to a script in an interpreter of its own",
+      async () => {
+        const machine = path.join(dir, "machine");
+        await mkdir(machine);
+        await writeFile(
+          path.join(machine, "sitecustomize.py"),
+          "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n",
+        );
+        const ready = path.join(dir, "ready");
+        const { pid, done } = await launch(`import time\nopen(${JSON.stringify(ready)}, "w").write("up")\ntime.sleep(30)\n`, python, {
+          PATH: process.env.PATH,
+          PYTHONPATH: machine,
+        });
+        await waitForFile(ready);
+        process.kill(pid, "SIGTERM");
+        expect((await done).signal).toBe("SIGTERM");
+      },
+      30_000,
+    );
+
     it("keeps -P and -I, which leave the script's directory off the module path too", async () => {
       const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
       for (const flags of safePath ? ["-P", "-BP", "-I", "-X dev -P"] : ["-I"]) {

@@ -172,16 +172,12 @@ def tree_of(child):
 
 def wait_passing_signals_on(child, waited, mask):
     """Waits for CHILD to end, passing SIGTERM, SIGHUP and SIGINT on to the whole tree; its status.
-    WAITED are blocked. Without sigwaitinfo (macOS) they are taken by handlers instead, and one that
-    comes between the handler's check and the blocking wait is passed on once the wait returns."""
-    if not hasattr(signal, "sigwaitinfo"):
-        for signum in FORWARDED:
-            signal.signal(signum, lambda signum, _frame: signal_all(tree_of(child), signum))
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        while True:
-            pid, status = os.waitpid(-1, 0)
-            if pid == child:
-                return status
+    WAITED are blocked, and taken with sigwaitinfo, which no signal slips past between a check and a
+    blocking wait. That needs them blocked in every thread: where Python's start-up files left
+    threads running (their masks are their own), or there is no sigwaitinfo (macOS), see
+    wait_woken_by_signals."""
+    if threads_running() or not hasattr(signal, "sigwaitinfo"):
+        return wait_woken_by_signals(child, waited, mask)
     while True:
         signum = signal.sigwaitinfo(waited).si_signo
         if signum != signal.SIGCHLD:
@@ -191,6 +187,27 @@ def wait_passing_signals_on(child, waited, mask):
         for pid, status in reap_children()[0]:
             if pid == child:
                 return status
+
+
+def wait_woken_by_signals(child, waited, mask):
+    """wait_passing_signals_on, with handlers: a signal may land on any thread, and there Python's
+    own handler writes its number to the wakeup pipe, which the launcher reads (a default SIGTERM
+    would end the launcher, a default SIGCHLD would be lost). The pipe keeps what comes between a
+    check and the read."""
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    for signum in waited:
+        signal.signal(signum, lambda signum, frame: None)
+    # What came while they were blocked is handled now, and so in the pipe.
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    while True:
+        for pid, status in reap_children()[0]:
+            if pid == child:
+                return status
+        for signum in os.read(wake_read, 64):
+            if signum in FORWARDED:
+                signal_all(tree_of(child), signum)
 
 
 def exit_like(status):
@@ -369,6 +386,10 @@ def user_asked_for_safe_path(own_value):
     return False
 
 
+# What main_directory_wanted found in SAFE_PATH_VARIABLE (None: not set), for a fresh interpreter.
+_safe_path_value = []
+
+
 def main_directory_wanted():
     """Puts the environment's own PYTHONSAFEPATH back, and says whether the script's directory goes
     first on the module path, as for a script run from its file. -c puts the working directory
@@ -376,6 +397,7 @@ def main_directory_wanted():
     PYTHONSAFEPATH=1 (3.11+; older ones ignore it), so nothing of the working directory's is
     imported, and the script's directory is put first unless the script's own settings say not."""
     own_value = os.environ.pop(SAFE_PATH_VARIABLE, None)
+    _safe_path_value.append(own_value)
     if own_value is not None:
         # The script and what it starts see the environment as it was.
         if own_value:
@@ -386,6 +408,35 @@ def main_directory_wanted():
         del sys.path[0]
         return True
     return own_value is not None and not user_asked_for_safe_path(own_value)
+
+
+def threads_running():
+    """Whether a thread besides this one runs: one a start-up file (the machine's sitecustomize, a
+    .pth file) started as Python started."""
+    import _thread
+
+    count = getattr(_thread, "_count", None)
+    return count is not None and count() > 0
+
+
+def start_fresh_interpreter(script, name, mask):
+    """Starts the script in an interpreter of its own (the launcher's command, --direct), not in a
+    fork: a fork would run it without the threads that Python's start-up files started (they live
+    in the launcher), and Python 3.12+ warns that forking a threaded process may deadlock. The run's
+    files are unpacked by now: that interpreter imports the start-up hook itself, which knows the
+    script by its parent (CODECALL_SCRIPT_PID). Its pid, or None where the launcher's command line
+    is not known (Python < 3.10: sys.orig_argv), and the fork it is."""
+    command = getattr(sys, "orig_argv", None)
+    if not command or "-c" not in command or not hasattr(os, "posix_spawnp"):
+        return None
+    at = command.index("-c")
+    argv = command[: at + 2] + ["--direct"] + ([] if name is None else ["--name", name]) + [script]
+    env = dict(os.environ)
+    env["CODECALL_SCRIPT_PID"] = "child-of-%d" % os.getpid()
+    if _safe_path_value and _safe_path_value[0] is not None:
+        env[SAFE_PATH_VARIABLE], env["PYTHONSAFEPATH"] = _safe_path_value[0], "1"
+    # Found as the shell found it: a path as it is, a name on PATH (sys.executable may be empty).
+    return os.posix_spawnp(command[0], argv, env, setsigmask=mask)
 
 
 def main():
@@ -417,6 +468,11 @@ def main():
     # sigwaitinfo, which no signal can slip past between a check and a blocking wait.
     waited = FORWARDED + (signal.SIGCHLD,)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
+    child = start_fresh_interpreter(script, name, mask) if threads_running() else None
+    if child is not None:
+        status = wait_passing_signals_on(child, waited, mask)
+        end_leftovers()
+        exit_like(status)
     hook = start_up_hook(os.path.dirname(script))
     # What Python holds now stays shared with the fork: a collection there would write to (and
     # so copy) every page of it. Frozen, and thawed in the fork at once (its collections must see

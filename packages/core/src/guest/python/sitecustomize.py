@@ -22,8 +22,10 @@ in the fork that becomes the script (it then runs this file as the script's firs
 interpreter started, the run's files were not unpacked yet), or as "session-leader" where the
 launcher runs the script in its own process (an environment agent's shepherd starts it as the
 first process of a session of its own, and nothing else of the run leads that session before the
-script has started; the shepherd unpacked the files, and Python imports this hook as it starts).
-The script then puts its own pid there, so its Python subprocesses (in a session of their own, too,
+script has started; the shepherd unpacked the files, and Python imports this hook as it starts),
+or as "child-of-PID" where the launcher (PID) starts the script in an interpreter of its own
+because Python's start-up files left threads running in it (see launcher.py). The script then
+puts its own pid there, so its Python subprocesses (in a session of their own, too,
 or not) know they are not it.
 
 Every other process of the run — a forked child (multiprocessing's fork workers), a Python
@@ -113,7 +115,7 @@ def _as_child():
 
 def _is_script():
     named = os.environ.get("CODECALL_SCRIPT_PID")
-    if named == "session-leader" and os.getsid(0) == os.getpid():
+    if (named == "session-leader" and os.getsid(0) == os.getpid()) or named == "child-of-%d" % os.getppid():
         named = os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
     return named == str(os.getpid())
 
