@@ -179,13 +179,72 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
 
     it("keeps -P and -I, which leave the script's directory off the module path too", async () => {
       const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
-      for (const flags of safePath ? ["-P", "-BP", "-I", "-X dev -P"] : ["-I"]) {
+      for (const flags of safePath ? ["-P", "-BP", "-I", "-X dev -P", "--check-hash-based-pycs default -P"] : ["-I"]) {
         const { done } = await launch(report, `${python} ${flags}`, { PATH: process.env.PATH });
         expect(await done, flags).toMatchObject({ code: 0, stdout: "False None False\n" });
       }
       const { done } = await launch(report, `${python} -X pycache_prefix=/tmp/P -W ignore`, { PATH: process.env.PATH });
       expect(await done).toMatchObject({ code: 0, stdout: "True None False\n" });
     }, 30_000);
+
+    /** A machine start-up hook (sitecustomize.py) made of `source`, in a directory of its own: PYTHONPATH for it. */
+    async function machineHook(source: string): Promise<string> {
+      const machine = path.join(dir, "machine");
+      await mkdir(machine);
+      await writeFile(path.join(machine, "sitecustomize.py"), source);
+      return machine;
+    }
+
+    it("survives stop signals a thread of a C library's takes (Python does not count those), and passes them on", async () => {
+      // pthread_create straight from libc: threading and _thread know nothing of it; with the
+      // signals unblocked there, a default SIGTERM on it would end the launcher.
+      const machine = await machineHook(
+        "import ctypes\nlibc = ctypes.CDLL(None)\nthread = ctypes.c_ulong()\nlibc.pthread_create(ctypes.byref(thread), None, ctypes.cast(libc.sleep, ctypes.c_void_p), ctypes.c_void_p(30))\n",
+      );
+      const ready = path.join(dir, "ready");
+      const { pid, done } = await launch(
+        `import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nopen(${JSON.stringify(ready)}, "w").write("up")\ntime.sleep(1)\nprint("script done")\n`,
+        python,
+        { PATH: process.env.PATH, PYTHONPATH: machine },
+      );
+      await waitForFile(ready);
+      for (let sent = 0; sent < 50; sent += 1) process.kill(pid, "SIGTERM");
+      expect(await done).toMatchObject({ code: 0, signal: null, stdout: "script done\n" });
+    }, 30_000);
+
+    it.runIf(fromThreeTen)(
+      "starts the interpreter that runs, whatever PATH a start-up file left",
+      async () => {
+        const fake = path.join(dir, "fakebin");
+        await mkdir(fake);
+        await writeFile(path.join(fake, path.basename(python)), "#!/bin/sh\nexit 42\n", { mode: 0o755 });
+        const machine = await machineHook(
+          `import os, threading, time\nos.environ["PATH"] = ${JSON.stringify(fake)} + os.pathsep + os.environ["PATH"]\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n`,
+        );
+        const { done } = await launch('print("the script ran")', python, { PATH: process.env.PATH, PYTHONPATH: machine });
+        expect(await done).toMatchObject({ code: 0, stdout: "the script ran\n" });
+      },
+      30_000,
+    );
+
+    it("ends when a start-up file's thread takes the script's status (it waits for any child), and says so", async () => {
+      const machine = await machineHook(
+        "import os, threading, time\ndef wait_any():\n    while True:\n        try:\n            os.wait()\n        except ChildProcessError:\n            time.sleep(0.001)\nthreading.Thread(target=wait_any, daemon=True).start()\n",
+      );
+      for (let round = 0; round < 6; round += 1) {
+        const script = path.join(dir, "script.py");
+        await writeFile(script, "import time\ntime.sleep(0.05)\n");
+        const run = spawnSync("sh", ["-c", launchScriptCommand(python, script)], {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, PYTHONPATH: machine },
+          timeout: 10_000,
+        });
+        // Either the launcher reaped it first (0), or it knows the status is gone (1).
+        expect(run.error, `round ${round}`).toBeUndefined();
+        if (run.status === 1) expect(run.stderr).toContain("the script's exit status was taken by another thread");
+        else expect(run).toMatchObject({ status: 0, stderr: "" });
+      }
+    }, 90_000);
   });
 
   it("keeps Python's own Ctrl-C in the script: SIGINT, passed on, raises KeyboardInterrupt there", async () => {
@@ -251,10 +310,10 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
 
 describe.runIf(process.platform === "linux")("script launcher with the run's archive", () => {
   /** Writes `entries` as the run's archive in the test dir and launches script.py from it. */
-  async function launchArchive(entries: ZipEntry[], env: NodeJS.ProcessEnv = {}) {
+  async function launchArchive(entries: ZipEntry[], env: NodeJS.ProcessEnv = {}, interpreter = "python3") {
     const archive = path.join(dir, "run.zip");
     await writeFile(archive, storedZip(entries));
-    const command = launchScriptCommand("python3", path.join(dir, "script.py"), archive);
+    const command = launchScriptCommand(interpreter, path.join(dir, "script.py"), archive);
     return spawnSync("sh", ["-c", command], {
       encoding: "utf8",
       env: { PATH: process.env.PATH, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: "1", ...env },
@@ -282,6 +341,36 @@ describe.runIf(process.platform === "linux")("script launcher with the run's arc
     ]);
     expect(run).toMatchObject({ status: 0, stderr: "" });
     expect(await readFile(path.join(dir, "hook.log"), "utf8")).toBe(run.stdout);
+  }, 30_000);
+
+  it("runs the archive's start-up hook in the script's own interpreter, started because a start-up file left a thread, also under -E", async () => {
+    // -E: Python ignores PYTHONPATH, so the fresh interpreter does not import the run's hook itself.
+    // The thread comes from the user's site (usercustomize), which -E does not turn off.
+    const home = path.join(dir, "home");
+    const userSite = spawnSync("python3", ["-c", "import site; print(site.getusersitepackages())"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, HOME: home },
+    });
+    await mkdir(userSite.stdout.trim(), { recursive: true });
+    await writeFile(
+      path.join(userSite.stdout.trim(), "usercustomize.py"),
+      "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n",
+    );
+    const run = await launchArchive(
+      [
+        {
+          name: "sitecustomize.py",
+          data: "import os\nopen(os.path.join(os.path.dirname(__file__), 'hook.log'), 'a').write(str(os.getpid()) + '\\n')\n",
+        },
+        { name: "script.py", data: "import os, threading\nprint(os.getpid())\nprint(threading.active_count() > 1)\n" },
+      ],
+      { HOME: home },
+      "python3 -E",
+    );
+    expect(run).toMatchObject({ status: 0, stderr: "" });
+    const [scriptPid, threadInScript] = run.stdout.split("\n");
+    expect(await readFile(path.join(dir, "hook.log"), "utf8")).toBe(`${scriptPid}\n`);
+    expect(threadInScript).toBe("True");
   }, 30_000);
 
   it.each([

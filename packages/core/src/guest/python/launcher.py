@@ -177,7 +177,7 @@ def wait_passing_signals_on(child, waited, mask):
     threads running (their masks are their own), or there is no sigwaitinfo (macOS), see
     wait_woken_by_signals."""
     if threads_running() or not hasattr(signal, "sigwaitinfo"):
-        return wait_woken_by_signals(child, waited, mask)
+        return wait_woken_by_signals(child, mask, wakeup_pipe(waited))
     while True:
         signum = signal.sigwaitinfo(waited).si_signo
         if signum != signal.SIGCHLD:
@@ -189,25 +189,48 @@ def wait_passing_signals_on(child, waited, mask):
                 return status
 
 
-def wait_woken_by_signals(child, waited, mask):
-    """wait_passing_signals_on, with handlers: a signal may land on any thread, and there Python's
-    own handler writes its number to the wakeup pipe, which the launcher reads (a default SIGTERM
-    would end the launcher, a default SIGCHLD would be lost). The pipe keeps what comes between a
-    check and the read."""
+def wakeup_pipe(waited):
+    """Handlers for WAITED that write each signal's number to a pipe, whichever thread takes it: its
+    read end (see wait_woken_by_signals). Installed while they are blocked in this thread."""
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     for signum in waited:
         signal.signal(signum, lambda signum, frame: None)
-    # What came while they were blocked is handled now, and so in the pipe.
+    return wake_read
+
+
+def wait_woken_by_signals(child, mask, wake_read):
+    """wait_passing_signals_on, with handlers: a signal may land on any thread, and there Python's
+    own handler writes its number to the wakeup pipe (see wakeup_pipe), which the launcher reads (a
+    default SIGTERM would end the launcher, a default SIGCHLD would be lost). The pipe keeps what
+    comes between a check and the read. A thread of a start-up file's that waits for any child can
+    take the script's status: then the launcher says so and exits 1 instead of waiting forever."""
+    import select
+
+    # What came while they were blocked in this thread is handled now, and so in the pipe.
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     while True:
-        for pid, status in reap_children()[0]:
+        ended, running = reap_children()
+        for pid, status in ended:
             if pid == child:
                 return status
-        for signum in os.read(wake_read, 64):
-            if signum in FORWARDED:
-                signal_all(tree_of(child), signum)
+        if not running or not still_child(child):
+            os.write(2, b"codecall: the script's exit status was taken by another thread of its interpreter (a start-up file's)\n")
+            return 1 << 8
+        if select.select([wake_read], [], [], 1.0)[0]:
+            for signum in os.read(wake_read, 64):
+                if signum in FORWARDED:
+                    signal_all(tree_of(child), signum)
+
+
+def still_child(pid):
+    """False once PID is no child of this process's (reaped by another thread); True where /proc cannot tell."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[1]) == os.getpid()
+    except (OSError, ValueError, IndexError):
+        return not os.path.isdir("/proc/self")
 
 
 def exit_like(status):
@@ -377,11 +400,11 @@ def user_asked_for_safe_path(own_value):
         return True
     arguments = iter(getattr(sys, "orig_argv", [])[1:])
     for argument in arguments:
-        if argument == "-c" or not argument.startswith("-") or argument.startswith("--"):
+        if argument == "-c" or not argument.startswith("-"):
             break
-        if argument in ("-W", "-X"):
+        if argument in ("-W", "-X", "--check-hash-based-pycs"):
             next(arguments, None)  # Their value, which holds no flag.
-        elif argument[1:2] not in ("W", "X") and "P" in argument:
+        elif argument[1:2] not in ("W", "X", "-") and "P" in argument:
             return True
     return False
 
@@ -412,30 +435,41 @@ def main_directory_wanted():
 
 def threads_running():
     """Whether a thread besides this one runs: one a start-up file (the machine's sitecustomize, a
-    .pth file) started as Python started."""
-    import _thread
+    .pth file) started as Python started, in Python or in a C library (/proc counts both)."""
+    try:
+        return len(os.listdir("/proc/self/task")) > 1
+    except OSError:
+        import _thread
 
-    count = getattr(_thread, "_count", None)
-    return count is not None and count() > 0
+        count = getattr(_thread, "_count", None)
+        return count is not None and count() > 0
 
 
-def start_fresh_interpreter(script, name, mask):
-    """Starts the script in an interpreter of its own (the launcher's command, --direct), not in a
-    fork: a fork would run it without the threads that Python's start-up files started (they live
-    in the launcher), and Python 3.12+ warns that forking a threaded process may deadlock. The run's
-    files are unpacked by now: that interpreter imports the start-up hook itself, which knows the
-    script by its parent (CODECALL_SCRIPT_PID). Its pid, or None where the launcher's command line
-    is not known (Python < 3.10: sys.orig_argv), and the fork it is."""
+def launcher_command():
+    """The launcher's command line (sys.orig_argv, Python 3.10+), where a fresh interpreter can be
+    started with it (posix_spawn); else None."""
     command = getattr(sys, "orig_argv", None)
-    if not command or "-c" not in command or not hasattr(os, "posix_spawnp"):
+    if not command or "-c" not in command or not hasattr(os, "posix_spawn"):
         return None
+    return command
+
+
+def start_fresh_interpreter(command, script, name, mask):
+    """Starts the script in an interpreter of its own (COMMAND, the launcher's, with --direct), not
+    in a fork: a fork would run it without the threads that Python's start-up files started (they
+    live in the launcher), and Python 3.12+ warns that forking a threaded process may deadlock. The
+    run's files are unpacked by now: that interpreter imports the start-up hook itself, which knows
+    the script by its parent (CODECALL_SCRIPT_PID); its pid."""
     at = command.index("-c")
     argv = command[: at + 2] + ["--direct"] + ([] if name is None else ["--name", name]) + [script]
     env = dict(os.environ)
     env["CODECALL_SCRIPT_PID"] = "child-of-%d" % os.getpid()
     if _safe_path_value and _safe_path_value[0] is not None:
         env[SAFE_PATH_VARIABLE], env["PYTHONSAFEPATH"] = _safe_path_value[0], "1"
-    # Found as the shell found it: a path as it is, a name on PATH (sys.executable may be empty).
+    # The interpreter that runs, not what PATH names now (a start-up file may have changed it);
+    # without PATH, Python may not know its own path: then as the shell found it.
+    if sys.executable:
+        return os.posix_spawn(sys.executable, argv, env, setsigmask=mask)
     return os.posix_spawnp(command[0], argv, env, setsigmask=mask)
 
 
@@ -461,6 +495,11 @@ def main():
     if path_has_main_directory:
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     if direct:
+        if os.environ.get("CODECALL_SCRIPT_PID") == "child-of-%d" % os.getppid():
+            # Started by the launcher (start_fresh_interpreter), and Python imported no start-up
+            # hook of the run's (-E and -I ignore PYTHONPATH): run it, as in a fork.
+            os.environ["CODECALL_SCRIPT_PID"] = str(os.getpid())
+            run_start_up_hook(start_up_hook(os.path.dirname(script)))
         run_script(script, script if name is None else name)
         return
     # Held from here to the fork, so that none is lost before there is a script to pass it on to:
@@ -468,9 +507,12 @@ def main():
     # sigwaitinfo, which no signal can slip past between a check and a blocking wait.
     waited = FORWARDED + (signal.SIGCHLD,)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, waited)
-    child = start_fresh_interpreter(script, name, mask) if threads_running() else None
-    if child is not None:
-        status = wait_passing_signals_on(child, waited, mask)
+    command = launcher_command() if threads_running() else None
+    if command is not None:
+        # The handlers first: a thread with the signals unblocked may take one at any time.
+        wake_read = wakeup_pipe(waited)
+        child = start_fresh_interpreter(command, script, name, mask)
+        status = wait_woken_by_signals(child, mask, wake_read)
         end_leftovers()
         exit_like(status)
     hook = start_up_hook(os.path.dirname(script))
