@@ -139,6 +139,7 @@ describe("codecall's compile cache", () => {
     expect(await readdir(path.join(home, ".cache", "codecall"))).toHaveLength(1);
   });
 
+  // Only root can run with a home another user owns (chown needs it); CI runs as root.
   it.skipIf(!asRoot)("makes nothing in another user's home (root with their HOME, as sudo -E)", async () => {
     const home = path.join(dir, "someone-else");
     await mkdir(path.join(home, ".cache"), { recursive: true, mode: 0o700 });
@@ -187,6 +188,7 @@ describe("codecall under --enable-source-maps", () => {
 });
 
 describe("readCache and writeCache", () => {
+  // Only root can give a file to another user (chown); CI runs as root.
   it.skipIf(!asRoot)("readCache refuses a file another user owns (as root, which can make one)", async () => {
     const cache = path.join(dir, "others");
     await mkdir(cache, { mode: 0o700 });

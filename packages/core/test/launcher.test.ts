@@ -115,7 +115,21 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     expect(await done).toMatchObject({ code: 0, stdout: "True []\n" });
   }, 30_000);
 
-  describe.each(availablePythons())("under %s", (_version, python) => {
+  describe.each(availablePythons())("under %s", (version, python) => {
+    const minor = Number(version.split(".")[1]);
+    // sys.orig_argv, which a fresh interpreter is started from (older ones fork, see launcher.py).
+    const fromThreeTen = minor >= 10;
+    // -P and PYTHONSAFEPATH.
+    const fromThreeEleven = minor >= 11;
+
+    /** A machine start-up hook (sitecustomize.py) made of `source`, in a directory of its own: PYTHONPATH for it. */
+    async function machineHook(source: string): Promise<string> {
+      const machine = path.join(dir, "machine");
+      await mkdir(machine);
+      await writeFile(path.join(machine, "sitecustomize.py"), source);
+      return machine;
+    }
+
     const report =
       "import os, sys\nprint(sys.path[0] == os.path.dirname(__file__), os.environ.get('PYTHONSAFEPATH'), 'CODECALL_SAFE_PATH' in os.environ)";
 
@@ -129,19 +143,13 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
 
     it("keeps the environment's own PYTHONSAFEPATH, and what it means: the script's directory is not first on the module path", async () => {
       const { done } = await launch(report, python, { PATH: process.env.PATH, PYTHONSAFEPATH: "1" });
-      const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
-      expect(await done).toMatchObject({ code: 0, stdout: `${safePath ? "False" : "True"} 1 False\n` });
+      expect(await done).toMatchObject({ code: 0, stdout: `${fromThreeEleven ? "False" : "True"} 1 False\n` });
     }, 30_000);
-
-    const fromThreeTen = Number(_version.split(".")[1]) >= 10;
 
     it(`runs the script ${fromThreeTen ? "in an interpreter of its own" : "in a fork (Python < 3.10 cannot tell its own command line)"} when Python's start-up files left a thread running in the launcher`, async () => {
       // A machine's sitecustomize that starts a thread (a tracer's, a metrics agent's): in a fork
       // the thread would not run, and Python 3.12+ warns that forking a threaded process may deadlock.
-      const machine = path.join(dir, "machine");
-      await mkdir(machine);
-      await writeFile(
-        path.join(machine, "sitecustomize.py"),
+      const machine = await machineHook(
         'import os, threading, time\nhook_pid = os.getpid()\nthreading.Thread(target=time.sleep, args=(30,), name="machine-hook", daemon=True).start()\n',
       );
       const script = path.join(dir, "script.py");
@@ -156,15 +164,12 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
       expect(run).toMatchObject({ status: 5, stdout: fromThreeTen ? "True True True\n" : "False False True\n", stderr: "" });
     }, 30_000);
 
+    // Python < 3.10 runs the script in a fork (no sys.orig_argv to start one from), whose SIGTERM
+    // is tested above for every version.
     it.runIf(fromThreeTen)(
       "passes SIGTERM on to a script in an interpreter of its own",
       async () => {
-        const machine = path.join(dir, "machine");
-        await mkdir(machine);
-        await writeFile(
-          path.join(machine, "sitecustomize.py"),
-          "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n",
-        );
+        const machine = await machineHook("import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n");
         const ready = path.join(dir, "ready");
         const { pid, done } = await launch(`import time\nopen(${JSON.stringify(ready)}, "w").write("up")\ntime.sleep(30)\n`, python, {
           PATH: process.env.PATH,
@@ -178,22 +183,13 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
     );
 
     it("keeps -P and -I, which leave the script's directory off the module path too", async () => {
-      const safePath = Number(spawnSync(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"], { encoding: "utf8" }).stdout);
-      for (const flags of safePath ? ["-P", "-BP", "-I", "-X dev -P", "--check-hash-based-pycs default -P"] : ["-I"]) {
+      for (const flags of fromThreeEleven ? ["-P", "-BP", "-I", "-X dev -P", "--check-hash-based-pycs default -P"] : ["-I"]) {
         const { done } = await launch(report, `${python} ${flags}`, { PATH: process.env.PATH });
         expect(await done, flags).toMatchObject({ code: 0, stdout: "False None False\n" });
       }
       const { done } = await launch(report, `${python} -X pycache_prefix=/tmp/P -W ignore`, { PATH: process.env.PATH });
       expect(await done).toMatchObject({ code: 0, stdout: "True None False\n" });
     }, 30_000);
-
-    /** A machine start-up hook (sitecustomize.py) made of `source`, in a directory of its own: PYTHONPATH for it. */
-    async function machineHook(source: string): Promise<string> {
-      const machine = path.join(dir, "machine");
-      await mkdir(machine);
-      await writeFile(path.join(machine, "sitecustomize.py"), source);
-      return machine;
-    }
 
     it("survives stop signals a thread of a C library's takes (Python does not count those), and passes them on", async () => {
       // pthread_create straight from libc: threading and _thread know nothing of it; with the
@@ -212,6 +208,7 @@ describe.runIf(process.platform === "linux")("script launcher", () => {
       expect(await done).toMatchObject({ code: 0, signal: null, stdout: "script done\n" });
     }, 30_000);
 
+    // Only a fresh interpreter is started by path: under Python < 3.10 the script runs in a fork.
     it.runIf(fromThreeTen)(
       "starts the interpreter that runs, whatever PATH a start-up file left",
       async () => {
